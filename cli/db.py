@@ -1,0 +1,199 @@
+"""`testbed db start|stop|status|reset`: the managed MariaDB under .testbed/, or an external server."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+from cli.common import ROOT, STATE, LOGS, Database, database, fail, say
+from cli.setup import ensure_debian
+
+DATA = STATE / "mysql"
+DATADIR = DATA / "data"
+SOCKET = DATA / "mysqld.sock"
+PIDFILE = DATA / "mysqld.pid"
+SCHEMA = ROOT / "db" / "schema.sql"
+ACCOUNTS = ROOT / "db" / "accounts.sql"
+SETTINGS = ROOT / "db" / "my.cnf"
+FORUM_TABLES = ("comment", "thread", "category", "user", "seed_meta")
+
+
+def register(sub):
+    p = sub.add_parser("db", help="manage the database",
+                       description="Manage the managed MariaDB on 127.0.0.1:3307 (data under "
+                                   ".testbed/), or report on the server named by DB_HOST.")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, func, text in [
+        ("start", lambda a: start(), "start the managed server (harmless if running)"),
+        ("stop", lambda a: stop(), "stop the managed server (by its pid file)"),
+        ("status", lambda a: status(), "say running or stopped, and which data set is loaded"),
+        ("reset", lambda a: reset(), "drop the forum tables and create them empty"),
+    ]:
+        actions.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".") \
+            .set_defaults(func=func)
+
+
+# --- SQL through the command-line client, so the CLI itself needs no driver --------------------
+
+def _client():
+    for name in ("mariadb", "mysql"):
+        if shutil.which(name):
+            return name
+    ensure_debian("db")
+    return "mariadb"
+
+
+def sql(query: str, *, db: Database | None = None, as_root=False, user=None, password=None,
+        database_name=True, check=True) -> subprocess.CompletedProcess:
+    """Run SQL; as_root uses the managed server's unix socket (root authenticates by socket)."""
+    db = db or database()
+    cmd = [_client(), "--batch", "--skip-column-names", "--connect-timeout=5"]
+    if as_root:
+        cmd += [f"--socket={SOCKET}", "--user=root"]
+    else:
+        cmd += [f"--host={db.host}", f"--port={db.port}", f"--user={user or db.seed_user}"]
+    if database_name and not as_root:
+        cmd.append(f"--database={db.name}")
+    env = {**os.environ, "MYSQL_PWD": db.seed_password if password is None else password}
+    result = subprocess.run(cmd, input=query, capture_output=True, text=True, env=env)
+    if check and result.returncode != 0:
+        fail(f"database {db.describe()}: {result.stderr.strip().splitlines()[-1]}")
+    return result
+
+
+# --- the managed server --------------------------------------------------------------------------
+
+def _pid():
+    """The managed server's pid, if its pid file names a live mariadbd/mysqld."""
+    try:
+        pid = int(PIDFILE.read_text().strip())
+        comm = open(f"/proc/{pid}/comm").read().strip()
+    except (OSError, ValueError):
+        return None
+    return pid if comm in ("mariadbd", "mysqld") else None
+
+
+def _port_taken(port):
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def _server_binary():
+    for name in ("mariadbd", "mysqld"):
+        for path in (shutil.which(name), f"/usr/sbin/{name}"):
+            if path and os.path.exists(path):
+                return path
+    ensure_debian("db")
+    return "/usr/sbin/mariadbd"
+
+
+def _initialise():
+    say("db: creating a private data directory under .testbed/mysql ...")
+    DATADIR.mkdir(parents=True, exist_ok=True)
+    installer = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
+    user = ["--user=root"] if os.geteuid() == 0 else []
+    result = subprocess.run(
+        [installer, "--no-defaults", f"--datadir={DATADIR}", "--auth-root-authentication-method=socket",
+         f"--auth-root-socket-user={os.environ.get('USER') or 'root'}", "--skip-test-db", *user],
+        capture_output=True, text=True)
+    if result.returncode != 0:
+        shutil.rmtree(DATADIR)
+        fail(f"mariadb-install-db failed: {result.stderr.strip().splitlines()[-1:]}")
+
+
+def start() -> Database:
+    """Start the managed server if it is not running; return the database in use."""
+    db = database()
+    if not db.managed:
+        say(f"db: DB_HOST is set, so the testbed uses {db.describe()} and starts no server.")
+        return db
+    if _pid():
+        return db
+    ensure_debian("db")
+    if _port_taken(db.port):
+        fail(f"port {db.port} on 127.0.0.1 is taken by another process: stop it, "
+             f"or point DB_HOST/DB_PORT at that server instead.")
+    if not (DATADIR / "mysql").exists():
+        _initialise()
+    LOGS.mkdir(parents=True, exist_ok=True)
+    user = ["--user=root"] if os.geteuid() == 0 else []
+    log = LOGS / "mysqld.log"
+    subprocess.Popen(
+        [_server_binary(), f"--defaults-file={SETTINGS}", f"--datadir={DATADIR}",
+         f"--socket={SOCKET}", f"--pid-file={PIDFILE}", f"--log-error={log}", *user],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, cwd=STATE)
+    deadline = time.monotonic() + 60
+    while sql("SELECT 1", as_root=True, check=False).returncode != 0:
+        if time.monotonic() > deadline:
+            fail(f"the managed database did not start within 60 s; see {log.relative_to(ROOT)}.")
+        time.sleep(0.3)
+    sql("CREATE DATABASE IF NOT EXISTS `forum` CHARACTER SET utf8mb4;\n" + ACCOUNTS.read_text(),
+        as_root=True)
+    ensure_schema(db)
+    say(f"db: running on 127.0.0.1:{db.port} (pid {_pid()}).")
+    return db
+
+
+def stop():
+    if not database().managed:
+        say("db: DB_HOST is set; the testbed does not stop external servers.")
+        return
+    pid = _pid()
+    if not pid:
+        say("db: not running.")
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 60
+    while os.path.exists(f"/proc/{pid}"):
+        if time.monotonic() > deadline:
+            fail(f"the managed database (pid {pid}) did not stop within 60 s.")
+        time.sleep(0.2)
+    say("db: stopped.")
+
+
+def ensure_schema(db: Database):
+    sql(SCHEMA.read_text(), db=db)
+
+
+def loaded(db: Database) -> dict | None:
+    """The seed_meta row: which data set is loaded, or None."""
+    out = sql("SELECT seed, scale, faker_version, checksum, loaded_at FROM seed_meta WHERE id = 1",
+              db=db, check=False)
+    if out.returncode != 0 or not out.stdout.strip():
+        return None
+    seed, scale, faker_version, checksum, loaded_at = out.stdout.strip().split("\t")
+    return {"seed": int(seed), "scale": int(scale), "faker": faker_version,
+            "checksum": checksum, "loaded_at": loaded_at}
+
+
+def status():
+    db = database()
+    if db.managed and not _pid():
+        say(f"db: stopped (managed server, 127.0.0.1:{db.port}).")
+        return 3
+    if not db.managed and sql("SELECT 1", db=db, check=False).returncode != 0:
+        say(f"db: unreachable ({db.describe()}).")
+        return 3
+    where = f"pid {_pid()}, 127.0.0.1:{db.port}" if db.managed else db.describe()
+    say(f"db: running ({where}).")
+    meta = loaded(db)
+    if meta:
+        say(f"data: seed {meta['seed']}, scale {meta['scale']}, faker {meta['faker']}, "
+            f"checksum {meta['checksum']}, loaded {meta['loaded_at']}.")
+    else:
+        say("data: none loaded (run ./testbed seed).")
+    return 0
+
+
+def reset():
+    db = start()
+    sql("DROP TABLE IF EXISTS " + ", ".join(f"`{t}`" for t in FORUM_TABLES), db=db)
+    ensure_schema(db)
+    say("db: forum tables dropped and created empty.")

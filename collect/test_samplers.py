@@ -1,0 +1,89 @@
+"""The samplers against real processes: a busy loop, an idle sleeper and a launcher that forks java."""
+import csv
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from collect.samplers import Samplers, java_pid, parse_stat, parse_top_line, top_command
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture
+def processes():
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    idle = subprocess.Popen(["sleep", "60"])
+    yield busy, idle
+    for p in (busy, idle):
+        p.kill()
+        p.wait()
+
+
+def test_both_samplers_see_the_busy_process_and_not_the_idle_one(processes, tmp_path):
+    busy, idle = processes
+    samplers = Samplers({"app": busy.pid, "jmeter": idle.pid}, tmp_path)
+    time.sleep(1.5)
+    samplers.stop()
+    for kind in ("proc", "top"):
+        table = rows(tmp_path / f"{kind}.csv")
+        by_role = {role: [r for r in table if r["role"] == role] for role in ("app", "jmeter")}
+        assert by_role["app"] and by_role["jmeter"], kind
+        assert {r["pid"] for r in by_role["app"]} == {str(busy.pid)}
+        busy_cpu = sum(float(r["cpu_pct"]) for r in by_role["app"])
+        idle_cpu = sum(float(r["cpu_pct"]) for r in by_role["jmeter"])
+        assert busy_cpu > idle_cpu, kind
+        assert all(float(r["t_s"]) >= 0 for r in table)
+    status = Path(f"/proc/{busy.pid}/status").read_text()
+    vm_rss = int(next(line for line in status.splitlines() if line.startswith("VmRSS")).split()[1])
+    rss = [int(r["rss_kb"]) for r in rows(tmp_path / "proc.csv") if r["role"] == "app"]
+    assert abs(rss[-1] - vm_rss) <= vm_rss * 0.5
+
+
+def test_a_process_that_dies_stops_being_sampled_and_the_rest_go_on(processes, tmp_path):
+    busy, idle = processes
+    short = subprocess.Popen(["sleep", "0.4"])
+    samplers = Samplers({"app": short.pid, "db": idle.pid}, tmp_path)
+    short.wait()
+    time.sleep(1.0)
+    samplers.stop()
+    table = rows(tmp_path / "proc.csv")
+    last_app = max(float(r["t_s"]) for r in table if r["role"] == "app")
+    last_db = max(float(r["t_s"]) for r in table if r["role"] == "db")
+    assert last_db > last_app
+
+
+def test_stat_parsing_survives_a_command_name_with_spaces_and_parentheses():
+    line = "42 (we ird) (name)) S 1 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0 5 1000 321 rest"
+    assert parse_stat(line) == (300, 321)
+
+
+@pytest.mark.parametrize("res, kb", [("14836", 14836), ("1.5m", 1536), ("2.0g", 2097152), ("512k", 512)])
+def test_top_res_units(res, kb):
+    line = f" 4408 mysql     20   0 8193.2g {res}  23560 S 141.2   0.7   0:05.55 mariadbd"
+    assert parse_top_line(line) == (4408, 141.2, 0.7, kb)
+
+
+def test_top_is_piped_through_grep_of_the_exact_pids():
+    top, grep = top_command([12, 345])
+    assert top == ["top", "-b", "-d", "0.1", "-p", "12,345"]
+    assert grep[:2] == ["grep", "--line-buffered"] and grep[-1] == "^ *(12|345) "
+
+
+def test_java_pid_finds_the_jvm_behind_a_launcher_that_does_not_exec(tmp_path):
+    java = tmp_path / "java"
+    java.symlink_to("/bin/sleep")
+    launcher = subprocess.Popen(["sh", "-c", f"{java} 30; true"], start_new_session=True)
+    try:
+        found = java_pid(launcher.pid)
+        assert found != launcher.pid
+        assert Path(f"/proc/{found}/comm").read_text().strip() == "java"
+    finally:
+        os.killpg(launcher.pid, 9)
+        launcher.wait()

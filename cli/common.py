@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-STATE = ROOT / ".testbed"
+# Overridable so tests can run a second, isolated managed server beside the shared one.
+STATE = Path(os.environ.get("TESTBED_HOME") or ROOT / ".testbed").resolve()
 LOGS = STATE / "logs"
 IDS = STATE / "ids"
 
@@ -66,7 +67,7 @@ class Database:
         return f"{kind} server {self.host}:{self.port}/{self.name}"
 
 
-MANAGED_PORT = 3307
+MANAGED_PORT = int(os.environ.get("TESTBED_DB_PORT") or 3307)
 
 
 def database() -> Database:

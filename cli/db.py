@@ -25,7 +25,8 @@ def register(sub):
                                    ".testbed/), or report on the server named by DB_HOST.")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     for name, func, text in [
-        ("start", lambda a: start(), "start the managed server (harmless if running)"),
+        ("start", lambda a: say(f"db: using {start().describe()}."),
+         "start the managed server (harmless if running)"),
         ("stop", lambda a: stop(), "stop the managed server (by its pid file)"),
         ("status", lambda a: status(), "say running or stopped, and which data set is loaded"),
         ("reset", lambda a: reset(), "drop the forum tables and create them empty"),
@@ -111,7 +112,10 @@ def start() -> Database:
     """Start the managed server if it is not running; return the database in use."""
     db = database()
     if not db.managed:
-        say(f"db: DB_HOST is set, so the testbed uses {db.describe()} and starts no server.")
+        reach = sql("SELECT 1", db=db, check=False)
+        if reach.returncode != 0:
+            fail(f"cannot reach the {db.describe()} as {db.seed_user} "
+                 f"({reach.stderr.strip().splitlines()[-1]}); start it or fix DB_HOST/DB_PORT/DB_USER.")
         return db
     if _pid():
         return db
@@ -126,7 +130,8 @@ def start() -> Database:
     log = LOGS / "mysqld.log"
     subprocess.Popen(
         [_server_binary(), f"--defaults-file={SETTINGS}", f"--datadir={DATADIR}",
-         f"--socket={SOCKET}", f"--pid-file={PIDFILE}", f"--log-error={log}", *user],
+         f"--port={db.port}", f"--socket={SOCKET}", f"--pid-file={PIDFILE}",
+         f"--log-error={log}", *user],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, cwd=STATE)
     deadline = time.monotonic() + 60
@@ -137,7 +142,6 @@ def start() -> Database:
     sql("CREATE DATABASE IF NOT EXISTS `forum` CHARACTER SET utf8mb4;\n" + ACCOUNTS.read_text(),
         as_root=True)
     ensure_schema(db)
-    say(f"db: running on 127.0.0.1:{db.port} (pid {_pid()}).")
     return db
 
 

@@ -1,0 +1,49 @@
+"""`./testbed db`: a private server under TESTBED_HOME, stopped by its own pid file only."""
+import socket
+
+from cli.isolated import IsolatedTestbed, free_port
+from cli.common import database
+
+
+def test_status_reports_a_running_server_without_data(isolated_testbed):
+    status = isolated_testbed.run("db", "status")
+    assert status.returncode == 0
+    assert f"running (pid" in status.stdout and f"127.0.0.1:{isolated_testbed.port}" in status.stdout
+
+
+def test_starting_twice_is_harmless(isolated_testbed):
+    pid = (isolated_testbed.home / "mysql" / "mysqld.pid").read_text()
+    again = isolated_testbed.run("db", "start")
+    assert again.returncode == 0, again.stderr
+    assert (isolated_testbed.home / "mysql" / "mysqld.pid").read_text() == pid
+
+
+def test_stop_stops_only_its_own_server(isolated_testbed):
+    assert isolated_testbed.run("db", "stop").returncode == 0
+    stopped = isolated_testbed.run("db", "status")
+    assert stopped.returncode != 0 and "stopped" in stopped.stdout
+    shared = database()
+    with socket.create_connection((shared.host, shared.port), timeout=5):
+        pass  # the shared server still answers
+    assert isolated_testbed.run("db", "stop").stdout.strip() == "db: not running."
+    assert isolated_testbed.run("db", "start").returncode == 0
+
+
+def test_a_taken_port_is_one_clear_line(tmp_path):
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        testbed = IsolatedTestbed(tmp_path, squatter.getsockname()[1])
+        result = testbed.run("db", "start")
+    assert result.returncode != 0
+    assert result.stderr.count("\n") == 1 and "is taken by another process" in result.stderr
+
+
+def test_an_external_server_is_used_and_never_started(isolated_testbed, tmp_path):
+    other = IsolatedTestbed(tmp_path, free_port())
+    external = {"DB_HOST": "127.0.0.1", "DB_PORT": str(isolated_testbed.port),
+                "DB_USER": "forum_seed", "DB_PASSWORD": "forum_seed"}
+    result = other.run("db", "start", **external)
+    assert result.returncode == 0, result.stderr
+    assert "external server" in result.stdout
+    assert not (tmp_path / "mysql").exists()

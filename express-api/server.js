@@ -1,0 +1,23 @@
+// One process listening on PORT. Kept free of app logic so that a cluster variant can fork
+// workers that each run this file unchanged.
+import { loadConfig } from './config.js';
+import { createPool } from './db.js';
+import { createApp } from './app.js';
+
+const config = loadConfig();
+const pool = createPool(config.db);
+const server = createApp(pool).listen(config.port, () => {
+  console.log(`express-api: listening on port ${config.port} (pid ${process.pid})`);
+});
+
+server.on('error', (error) => {
+  console.error(`express-api: cannot listen on port ${config.port}: ${error.message}`);
+  process.exit(1);
+});
+
+function shutDown() {
+  server.close(() => pool.end().finally(() => process.exit(0)));
+  server.closeAllConnections();
+}
+process.on('SIGTERM', shutDown);
+process.on('SIGINT', shutDown);

@@ -1,0 +1,154 @@
+"""The report's figures as PNGs. Each one carries its own title, units, legend and case labels,
+so it can be read without the report around it."""
+import textwrap
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on servers and CI
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from analysis.load import Run, load_jtl, load_proc  # noqa: E402
+from analysis.metrics import METRICS, PAIR, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
+from analysis.tables import CASE_COLUMNS, ok_rows  # noqa: E402
+
+COLOURS = {"aspnet": "#512bd4", "express": "#3c873a"}
+API_TITLE = {"rest": "REST", "graphql": "GraphQL"}
+CASE_AXIS = "Case (concurrent users / rows per request, /J = with join)"
+DPI = 110
+
+
+def colour(framework: str, index: int) -> str:
+    return COLOURS.get(framework, f"C{index + 2}")
+
+
+def save(fig, path: Path, bottom: float = 0.0) -> Path:
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def footnote(fig, text: str) -> float:
+    """Small print under the axes; returns the fraction of the figure height it needs."""
+    lines = textwrap.wrap(text, width=int(fig.get_figwidth() * 15))
+    fig.text(0.01, 0.01, "\n".join(lines), fontsize=8, color="#444", ha="left", va="bottom")
+    return 0.02 + 0.03 * len(lines)
+
+
+def study_figure(run: Run, agg: pd.DataFrame, sig: pd.DataFrame, spec: StudyFigure, path: Path) -> Path:
+    """Grouped bars per case, frameworks side by side, 95 % intervals, * where significant."""
+    metric = METRICS[spec.column]
+    part = agg[(agg["api"] == spec.api) & (agg["metric"] == spec.column)]
+    cases = part[CASE_COLUMNS].drop_duplicates().sort_values("case")
+    frameworks = ordered_frameworks(part["framework"])
+    x = np.arange(len(cases))
+    width = 0.8 / max(len(frameworks), 1)
+    fig, ax = plt.subplots(figsize=(max(6, 0.75 * len(cases) + 2), 5.2))
+    tops = np.zeros(len(cases))
+    for i, framework in enumerate(frameworks):
+        mine = part[part["framework"] == framework].set_index("case").reindex(cases["case"])
+        means = mine["mean"].to_numpy(dtype=float)
+        err = np.vstack([means - mine["ci_low"].to_numpy(dtype=float),
+                         mine["ci_high"].to_numpy(dtype=float) - means])
+        at = x + (i - (len(frameworks) - 1) / 2) * width
+        ax.bar(at, means, width, yerr=err, capsize=3, label=run.display_name(framework),
+               color=colour(framework, i), error_kw={"elinewidth": 1})
+        for j in np.flatnonzero(mine["n"].to_numpy() == 1):
+            ax.text(at[j], means[j], "n=1", ha="center", va="bottom", fontsize=7)
+        tops = np.fmax(tops, np.nan_to_num(mine["ci_high"].to_numpy(dtype=float), nan=0))
+        tops = np.fmax(tops, np.nan_to_num(means))
+    tests = sig[(sig["api"] == spec.api) & (sig["metric"] == spec.column)].set_index("case")
+    for j, case in enumerate(cases["case"]):
+        if case in tests.index and tests.loc[case, "significant"]:
+            ax.text(x[j], tops[j] * 1.02, "*", ha="center", va="bottom", fontsize=14)
+    ax.set_xticks(x, [case_tick(*c) for c in cases.itertuples(index=False)], fontsize=8)
+    ax.set_xlabel(CASE_AXIS)
+    ax.set_ylabel(f"{metric.label} ({metric.unit})")
+    ax.set_ylim(0, max(tops.max() * 1.15, 1) if len(tops) else 1)
+    ax.set_title(f"Figure {spec.number} recomputed: {API_TITLE[spec.api]}, {metric.label} per case")
+    ax.legend(loc="upper left")
+    ax.grid(axis="y", alpha=0.3)
+    n = part["n"]
+    bottom = footnote(fig, f"Bars: mean over ok iterations (n = {n.min()}-{n.max()} per bar); error bars: 95 % "
+                  f"t-interval (none when n = 1); * = {'/'.join(run.display_name(f) for f in PAIR)} "
+                  "difference significant at p < 0.05.")
+    return save(fig, path, bottom)
+
+
+def percentiles_by_case(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Path:
+    """p50/p90/p95/p99 response time per case, one colour per framework, one dash per percentile."""
+    part = agg[(agg["api"] == api)]
+    cases = part[CASE_COLUMNS].drop_duplicates().sort_values("case")
+    x = np.arange(len(cases))
+    styles = {"p50_ms": "-", "p90_ms": "-.", "p95_ms": "--", "p99_ms": ":"}
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(cases) + 3), 5.2))
+    for i, framework in enumerate(ordered_frameworks(part["framework"])):
+        for metric, style in styles.items():
+            mine = part[(part["framework"] == framework) & (part["metric"] == metric)] \
+                .set_index("case").reindex(cases["case"])
+            ax.plot(x, mine["mean"], style, marker="o", markersize=4, color=colour(framework, i),
+                    label=f"{run.display_name(framework)} {metric[:3]}")
+    ax.set_yscale("log")
+    ax.set_xticks(x, [case_tick(*c) for c in cases.itertuples(index=False)], fontsize=8)
+    ax.set_xlabel(CASE_AXIS)
+    ax.set_ylabel("Response time (ms, log scale)")
+    ax.set_title(f"{API_TITLE[api]} response-time percentiles per case (mean over iterations)")
+    ax.legend(ncol=2, fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    return save(fig, path)
+
+
+def iterations_of(run: Run, api: str, case: int) -> dict:
+    """framework -> the ok iteration numbers of that case."""
+    rows = ok_rows(run)
+    rows = rows[(rows["api"] == api) & (rows["case"] == case)]
+    return {f: sorted(rows[rows["framework"] == f]["iteration"]) for f in ordered_frameworks(rows["framework"])}
+
+
+def latency_curve(run: Run, api: str, case: int, label: str, path: Path) -> Path:
+    """Percentiles 0-100 of every sample's response time, all ok iterations pooled."""
+    fig, ax = plt.subplots(figsize=(8, 5.2))
+    q = np.linspace(0, 100, 201)
+    for i, (framework, iterations) in enumerate(iterations_of(run, api, case).items()):
+        elapsed = np.concatenate([
+            load_jtl(run.cell_dir(framework, api, case, it) / "results.jtl")["elapsed"].to_numpy()
+            for it in iterations])
+        ax.plot(q, np.percentile(elapsed, q), color=colour(framework, i),
+                label=f"{run.display_name(framework)} ({len(elapsed)} samples, {len(iterations)} iter.)")
+    ax.set_yscale("log")
+    ax.set_xlabel("Percentile of requests (%)")
+    ax.set_ylabel("Response time (ms, log scale)")
+    ax.set_title(f"{API_TITLE[api]} response-time distribution, {label}")
+    ax.legend()
+    ax.grid(alpha=0.3, which="both")
+    return save(fig, path)
+
+
+def timeline(run: Run, api: str, case: int, label: str, path: Path) -> Path:
+    """App CPU and RSS, and the load generator's CPU, over the measured window of one iteration."""
+    fig, axes = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
+    shown = []
+    for i, (framework, iterations) in enumerate(iterations_of(run, api, case).items()):
+        it = iterations[0]
+        proc = load_proc(run.cell_dir(framework, api, case, it) / "proc.csv")
+        app, loadgen = proc[proc["role"] == "app"], proc[proc["role"] == "jmeter"]
+        name, c = run.display_name(framework), colour(framework, i)
+        axes[0].plot(app["t_s"], app["cpu_pct"], color=c, label=name)
+        axes[1].plot(app["t_s"], app["rss_kb"] / 1024, color=c, label=name)
+        axes[2].plot(loadgen["t_s"], loadgen["cpu_pct"], color=c, label=f"JMeter, {name} run")
+        shown.append(f"{name}: iteration {it}")
+    axes[0].set_ylabel("App CPU\n(% of one core)")
+    axes[1].set_ylabel("App memory\n(RSS, MB)")
+    axes[2].set_ylabel("Load-generator CPU\n(% of one core)")
+    axes[2].set_xlabel("Time since the measured window started (s)")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+        ax.set_ylim(bottom=0)
+    axes[0].set_title(f"{API_TITLE[api]} resources over time, {label}\n"
+                      f"(/proc sampler at 10 Hz; {'; '.join(shown)}; {run.cores} cores = "
+                      f"{100 * run.cores} % max)", fontsize=10)
+    return save(fig, path)

@@ -1,0 +1,102 @@
+"""One document, written twice: as Markdown (figures linked) and as self-contained HTML (figures
+embedded as data URIs, styles inline, so index.html opens offline and can be mailed as one file)."""
+import base64
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+STYLE = """
+body{font-family:system-ui,sans-serif;max-width:1250px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:top}
+th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}
+caption{text-align:left;font-weight:600;padding:4px 0}
+img{max-width:100%;border:1px solid #ddd;margin:.3em 0}
+figure{margin:1em 0 2em}figcaption{font-size:13px;color:#555}
+.reproduced{background:#d9f2d9}.not-reproduced{background:#f8d7d7}.inconclusive{background:#fff3cd}
+"""
+
+
+@dataclass
+class Doc:
+    title: str
+    blocks: list = field(default_factory=list)
+
+    def heading(self, level: int, text: str):
+        self.blocks.append(("heading", level, text))
+
+    def para(self, text: str):
+        self.blocks.append(("para", text))
+
+    def bullets(self, items: list[str]):
+        self.blocks.append(("bullets", items))
+
+    def table(self, frame: pd.DataFrame, caption: str = ""):
+        self.blocks.append(("table", frame, caption))
+
+    def figure(self, path: Path, caption: str):
+        self.blocks.append(("figure", path, caption))
+
+
+def cell(value) -> str:
+    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def markdown(doc: Doc, base: Path) -> str:
+    out = [f"# {doc.title}", ""]
+    for block in doc.blocks:
+        kind = block[0]
+        if kind == "heading":
+            out += ["#" * block[1] + " " + block[2], ""]
+        elif kind == "para":
+            out += [block[1], ""]
+        elif kind == "bullets":
+            out += [f"- {item}" for item in block[1]] + [""]
+        elif kind == "table":
+            frame, caption = block[1], block[2]
+            if caption:
+                out += [f"**{caption}**", ""]
+            out.append("| " + " | ".join(map(str, frame.columns)) + " |")
+            out.append("|" + "|".join(" --- " for _ in frame.columns) + "|")
+            for row in frame.itertuples(index=False):
+                out.append("| " + " | ".join(cell(v).replace("|", "\\|") for v in row) + " |")
+            out.append("")
+        elif kind == "figure":
+            out += [f"![{block[2]}]({block[1].relative_to(base).as_posix()})", "", f"*{block[2]}*", ""]
+    return "\n".join(out)
+
+
+def html_page(doc: Doc) -> str:
+    e = html.escape
+    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>{e(doc.title)}</title><style>{STYLE}</style></head><body>", f"<h1>{e(doc.title)}</h1>"]
+    for block in doc.blocks:
+        kind = block[0]
+        if kind == "heading":
+            out.append(f"<h{block[1]}>{e(block[2])}</h{block[1]}>")
+        elif kind == "para":
+            out.append(f"<p>{e(block[1])}</p>")
+        elif kind == "bullets":
+            out.append("<ul>" + "".join(f"<li>{e(i)}</li>" for i in block[1]) + "</ul>")
+        elif kind == "table":
+            frame, caption = block[1], block[2]
+            out.append("<table>" + (f"<caption>{e(caption)}</caption>" if caption else ""))
+            out.append("<tr>" + "".join(f"<th>{e(str(c))}</th>" for c in frame.columns) + "</tr>")
+            for row in frame.itertuples(index=False):
+                out.append("<tr>" + "".join(td(cell(v)) for v in row) + "</tr>")
+            out.append("</table>")
+        elif kind == "figure":
+            data = base64.b64encode(block[1].read_bytes()).decode("ascii")
+            out.append(f'<figure><img alt="{e(block[2])}" src="data:image/png;base64,{data}">'
+                       f"<figcaption>{e(block[2])}</figcaption></figure>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def td(text: str) -> str:
+    """Verdict cells get a colour so the outcome stands out in a long table."""
+    css = {"reproduced": "reproduced", "not reproduced": "not-reproduced",
+           "inconclusive": "inconclusive"}.get(text)
+    return f'<td class="{css}">{html.escape(text)}</td>' if css else f"<td>{html.escape(text)}</td>"

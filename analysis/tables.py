@@ -1,0 +1,98 @@
+"""Per-case statistics across iterations: the study's Tables 1-10 and the metrics it lacked.
+
+Only iterations with status `ok` count. Flagged ones (e.g. a saturated load generator) count too,
+but every table carries how many of a cell's iterations were flagged so readers can discount them.
+"""
+import pandas as pd
+
+from analysis.load import Run, load_run_json
+from analysis.metrics import METRICS, PAIR, StudyTable, ordered_frameworks
+from analysis.stats import compare, interval
+
+CASE_COLUMNS = ["case", "requests", "rows", "joins"]
+
+
+def ok_rows(run: Run) -> pd.DataFrame:
+    return run.summary[run.summary["status"] == "ok"]
+
+
+def aggregate(run: Run) -> pd.DataFrame:
+    """Long form: api, case, requests, rows, joins, framework, metric, n, mean, ci_low, ci_high, flagged."""
+    records = []
+    for (api, *case, framework), group in ok_rows(run).groupby(["api", *CASE_COLUMNS, "framework"]):
+        flagged = int((group["flags"] != "").sum())
+        for metric in METRICS:
+            ci = interval(group[metric])
+            records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "framework": framework,
+                            "metric": metric, "n": ci.n, "mean": ci.mean, "ci_low": ci.low,
+                            "ci_high": ci.high, "flagged": flagged})
+    columns = ["api", *CASE_COLUMNS, "framework", "metric", "n", "mean", "ci_low", "ci_high", "flagged"]
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def significance(run: Run) -> pd.DataFrame:
+    """The study's pair (ASP.NET Core vs Express), per api, case and metric; a = aspnet, b = express."""
+    a_name, b_name = PAIR
+    rows = ok_rows(run)
+    records = []
+    for (api, *case), group in rows.groupby(["api", *CASE_COLUMNS]):
+        a, b = group[group["framework"] == a_name], group[group["framework"] == b_name]
+        if a.empty or b.empty:
+            continue
+        for metric in METRICS:
+            c = compare(a[metric], b[metric])
+            records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric,
+                            f"{a_name}_mean": a[metric].mean(), f"{b_name}_mean": b[metric].mean(),
+                            "test": c.test, "p": c.p, "judged": c.judged,
+                            "significant": c.significant, "sign": c.sign,
+                            "result": c.describe(run.display_name(a_name), run.display_name(b_name))})
+    columns = ["api", *CASE_COLUMNS, "metric", f"{a_name}_mean", f"{b_name}_mean", "test", "p",
+               "judged", "significant", "sign", "result"]
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def wide(agg: pd.DataFrame, sig: pd.DataFrame, api: str, metric: str) -> pd.DataFrame:
+    """One row per case: each framework's mean, interval, n and flagged count, then the test."""
+    part = agg[(agg["api"] == api) & (agg["metric"] == metric)]
+    table = part[CASE_COLUMNS].drop_duplicates().sort_values("case").reset_index(drop=True)
+    for framework in ordered_frameworks(part["framework"]):
+        mine = part[part["framework"] == framework].set_index("case")
+        for field in ("mean", "ci_low", "ci_high", "n", "flagged"):
+            table[f"{framework}_{field}"] = table["case"].map(mine[field])
+    tests = sig[(sig["api"] == api) & (sig["metric"] == metric)].set_index("case")
+    for field in ("test", "p", "result"):
+        table[field] = table["case"].map(tests[field]) if not tests.empty else None
+    return table
+
+
+def study_table(agg, sig, spec: StudyTable) -> pd.DataFrame:
+    return wide(agg, sig, spec.api, spec.column)
+
+
+def run_status(run: Run) -> pd.DataFrame:
+    """Per framework and api: how many iterations were ok (and of those flagged), failed, excluded."""
+    s = run.summary
+    counts = s.assign(flagged=(s["status"] == "ok") & (s["flags"] != "")) \
+        .groupby(["framework", "api"]) \
+        .agg(ok=("status", lambda x: int((x == "ok").sum())), flagged=("flagged", "sum"),
+             failed=("status", lambda x: int((x == "failed").sum())),
+             excluded=("status", lambda x: int((x == "excluded").sum()))).reset_index()
+    counts["flagged"] = counts["flagged"].astype(int)
+    return counts
+
+
+def problems(run: Run) -> pd.DataFrame:
+    """Every iteration that was not a clean `ok`, with the reason from its run.json."""
+    s = run.summary
+    bad = s[(s["status"] != "ok") | (s["flags"] != "")]
+    records = []
+    for _, row in bad.iterrows():
+        reason = ""
+        if row["status"] != "ok":
+            path = run.cell_dir(row["framework"], row["api"], row["case"], row["iteration"]) / "run.json"
+            reason = load_run_json(path).get("reason") or ""
+        records.append({"framework": row["framework"], "api": row["api"], "case": row["case"],
+                        "iteration": row["iteration"], "status": row["status"],
+                        "flags": row["flags"], "reason": reason})
+    return pd.DataFrame.from_records(
+        records, columns=["framework", "api", "case", "iteration", "status", "flags", "reason"])

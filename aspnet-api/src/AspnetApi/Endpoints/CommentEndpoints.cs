@@ -1,0 +1,31 @@
+using AspnetApi.Data;
+using AspnetApi.Http;
+using Microsoft.AspNetCore.Http.HttpResults;
+
+namespace AspnetApi.Endpoints;
+
+/// <summary>/rest/comment/{id} and /rest/comments/{limit}.</summary>
+public static class CommentEndpoints
+{
+    public static void MapCommentEndpoints(this IEndpointRouteBuilder app)
+    {
+        var rest = app.MapGroup("/rest");
+        rest.MapGet("/comment/{id}", ById);
+        rest.MapGet("/comments/{limit}", ByLimit);
+    }
+
+    static async Task<Results<Ok<Comment>, JsonHttpResult<Problem>>> ById(string id, ForumDatabase db)
+    {
+        if (!RouteValues.TryId(id, out var commentId))
+            return Problems.BadId();
+        var comment = await db.CommentById(commentId);
+        return comment is null ? Problems.NoComment(commentId) : TypedResults.Ok(comment);
+    }
+
+    static async Task<Results<Ok<List<Comment>>, JsonHttpResult<Problem>>> ByLimit(string limit, ForumDatabase db)
+    {
+        if (!RouteValues.TryLimit(limit, out var rows))
+            return Problems.BadLimit();
+        return TypedResults.Ok(await db.CommentsByLimit(rows));
+    }
+}

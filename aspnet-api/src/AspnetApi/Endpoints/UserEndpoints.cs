@@ -1,0 +1,34 @@
+using AspnetApi.Data;
+using AspnetApi.Http;
+using Microsoft.AspNetCore.Http.HttpResults;
+
+namespace AspnetApi.Endpoints;
+
+/// <summary>/rest/user/{id}/comment and /rest/user/{id}/comments/{limit}: the join endpoints.</summary>
+public static class UserEndpoints
+{
+    public static void MapUserEndpoints(this IEndpointRouteBuilder app)
+    {
+        var user = app.MapGroup("/rest/user/{id}");
+        user.MapGet("/comment", FirstComment);
+        user.MapGet("/comments/{limit}", Comments);
+    }
+
+    static async Task<Results<Ok<CommentWithUser>, JsonHttpResult<Problem>>> FirstComment(string id, ForumDatabase db)
+    {
+        if (!RouteValues.TryId(id, out var userId))
+            return Problems.BadId();
+        var comment = await db.FirstCommentOfUser(userId);
+        return comment is null ? Problems.NoUserComments(userId) : TypedResults.Ok(comment);
+    }
+
+    static async Task<Results<Ok<List<CommentWithUser>>, JsonHttpResult<Problem>>> Comments(
+        string id, string limit, ForumDatabase db)
+    {
+        if (!RouteValues.TryId(id, out var userId))
+            return Problems.BadId();
+        if (!RouteValues.TryLimit(limit, out var rows))
+            return Problems.BadLimit();
+        return TypedResults.Ok(await db.CommentsOfUser(userId, rows));
+    }
+}

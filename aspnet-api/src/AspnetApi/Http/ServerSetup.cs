@@ -1,0 +1,56 @@
+using System.Text.Encodings.Web;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+
+namespace AspnetApi.Http;
+
+/// <summary>Kestrel, logging and JSON: everything that shapes the bytes and the cost of a request.</summary>
+public static class ServerSetup
+{
+    const int DefaultPort = 5000;
+
+    public static void ConfigureServer(this WebApplicationBuilder builder)
+    {
+        var port = PortFromEnvironment();
+        builder.WebHost.ConfigureKestrel(kestrel =>
+        {
+            kestrel.AddServerHeader = false;
+            kestrel.AllowSynchronousIO = false;
+            // Node's http server has no connection cap either; JMeter opens up to 500.
+            kestrel.Limits.MaxConcurrentConnections = null;
+            kestrel.Limits.MaxConcurrentUpgradedConnections = null;
+            kestrel.Limits.MaxRequestBodySize = 1_000_000;
+            kestrel.Limits.KeepAliveTimeout = TimeSpan.FromSeconds(130);
+            kestrel.Limits.RequestHeadersTimeout = TimeSpan.FromSeconds(30);
+            // Like `server.listen(port)` in Node: every interface, plain HTTP/1.1 only.
+            kestrel.ListenAnyIP(port, listen => listen.Protocols = HttpProtocols.Http1);
+        });
+    }
+
+    static int PortFromEnvironment()
+    {
+        var text = Environment.GetEnvironmentVariable("PORT");
+        if (string.IsNullOrEmpty(text))
+            return DefaultPort;
+        if (int.TryParse(text, out var port) && port is > 0 and < 65536)
+            return port;
+        throw new InvalidOperationException($"PORT must be a TCP port number, not '{text}'.");
+    }
+
+    /// <summary>Warnings and errors only: no per-request lines, as on the Express side.</summary>
+    public static void ConfigureQuietLogging(this WebApplicationBuilder builder)
+    {
+        builder.Logging.ClearProviders();
+        builder.Logging.AddSimpleConsole(console => console.SingleLine = true);
+        builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        // Startup and shutdown lines only (the listening address), never on the request path.
+        builder.Logging.AddFilter("Microsoft.Hosting.Lifetime", LogLevel.Information);
+    }
+
+    /// <summary>Compact camelCase JSON escaped like JavaScript's JSON.stringify.</summary>
+    public static void ConfigureJson(this WebApplicationBuilder builder) =>
+        builder.Services.ConfigureHttpJsonOptions(json =>
+        {
+            json.SerializerOptions.Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping;
+            json.SerializerOptions.WriteIndented = false;
+        });
+}

@@ -1,4 +1,4 @@
 """The subcommands, in the order `--help` lists them."""
-from cli import db, seed, setup, test, run, report
+from cli import db, seed, setup, test, run, report, load
 
-ALL = [setup, db, seed, run, report, test]
+ALL = [setup, db, seed, load, run, report, test]

@@ -11,7 +11,6 @@ Both stamp rows with seconds since a shared t0 (wall clock), so their files line
 """
 import argparse
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -147,7 +146,8 @@ def _find_java(pid: int) -> int | None:
 
 
 class Samplers:
-    """Both samplers as child processes over one window; stop() ends them and flushes their files."""
+    """Both samplers as child processes over one window; stop() ends them and flushes their files.
+    Each has its own session, so a Ctrl-C reaches the orchestrator alone, which stops them."""
 
     def __init__(self, targets: dict[str, int], out_dir: Path, t0: float | None = None):
         self.t0 = time.time() if t0 is None else t0
@@ -157,7 +157,7 @@ class Samplers:
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
         self.procs = {
             kind: subprocess.Popen([*base, kind, "--out", str(out_dir / f"{kind}.csv"), *args],
-                                   stdin=subprocess.DEVNULL, env=env)
+                                   stdin=subprocess.DEVNULL, env=env, start_new_session=True)
             for kind in ("proc", "top")}
 
     def pids(self) -> dict[str, int]:

@@ -1,0 +1,107 @@
+"""From one case's raw files to its summary.csv row and its trust flags."""
+import csv
+import os
+from pathlib import Path
+
+from cli.jmeter import WARMUP_PREFIX
+
+SUMMARY_HEADER = [
+    "framework", "api", "case", "requests", "rows", "joins", "iteration", "status", "flags",
+    "samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms", "p50_ms",
+    "p90_ms", "p95_ms", "p99_ms", "cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct",
+    "db_cpu_mean_pct", "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct"]
+JTL_FIELDS = ["samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms",
+              "p50_ms", "p90_ms", "p95_ms", "p99_ms"]
+SATURATION = 0.90  # JMeter busy on this share of the cores it had, on average over the window
+
+
+def mem_total_kb() -> int:
+    with open("/proc/meminfo") as f:
+        return int(next(line for line in f if line.startswith("MemTotal:")).split()[1])
+
+
+def trim(raw: Path, final: Path, start_s: float, end_s: float) -> None:
+    """Keep the sampler rows inside the measured window, with t_s counted from its start."""
+    with open(raw) as src, open(final, "w", newline="") as dst:
+        reader = csv.reader(src)
+        writer = csv.writer(dst, lineterminator="\n")
+        writer.writerow(next(reader, []))
+        for row in reader:
+            if len(row) > 1 and start_s <= float(row[0]) <= end_s:
+                writer.writerow([f"{float(row[0]) - start_s:.3f}", *row[1:]])
+    os.remove(raw)
+
+
+def sampler_stats(proc_csv: Path) -> dict:
+    """CPU (% of one core) and memory figures per role from proc.csv."""
+    cpu, rss = {}, {}
+    with open(proc_csv) as f:
+        for row in csv.DictReader(f):
+            cpu.setdefault(row["role"], []).append(float(row["cpu_pct"]))
+            rss.setdefault(row["role"], []).append(int(row["rss_kb"]))
+
+    def mean(values):
+        return round(sum(values) / len(values), 2) if values else None
+
+    app_rss = max(rss.get("app", []), default=None)
+    return {
+        "cpu_peak_pct": max(cpu.get("app", []), default=None),
+        "cpu_mean_pct": mean(cpu.get("app", [])),
+        "rss_peak_mb": round(app_rss / 1024, 3) if app_rss is not None else None,
+        "mem_peak_pct": round(app_rss / mem_total_kb() * 100, 4) if app_rss is not None else None,
+        "db_cpu_mean_pct": mean(cpu.get("db", [])),
+        "loadgen_cpu_peak_pct": max(cpu.get("jmeter", []), default=None),
+        "loadgen_cpu_mean_pct": mean(cpu.get("jmeter", [])),
+    }
+
+
+def flags(jtl: dict, stats: dict, loadgen_cores: int) -> list[str]:
+    """Why a finished case's numbers should not be trusted; empty when they can be."""
+    found = []
+    if (jtl.get("errors") or 0) > 0:
+        found.append("errors")
+    loadgen = stats.get("loadgen_cpu_mean_pct")
+    if loadgen is not None and loadgen >= SATURATION * 100 * loadgen_cores:
+        found.append("loadgen_saturated")
+    return found
+
+
+def summary_row(item: dict, status: str, row_flags: list[str], jtl: dict, stats: dict) -> dict:
+    row = {key: item[key] for key in ("framework", "api", "case", "requests", "rows", "joins",
+                                      "iteration")}
+    row.update(status=status, flags=";".join(row_flags))
+    row.update({key: jtl.get(key) for key in JTL_FIELDS})
+    row.update(stats)
+    return {key: "" if row.get(key) is None else row[key] for key in SUMMARY_HEADER}
+
+
+def append_summary(path: Path, row: dict) -> None:
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, SUMMARY_HEADER, lineterminator="\n")
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def measured_window(jtl: Path, t0: float) -> tuple[float, float]:
+    """The measured window in seconds since t0: first measured sample's start to last one's end."""
+    start = end = None
+    with open(jtl, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["label"].startswith(WARMUP_PREFIX):
+                continue
+            begin = int(row["timeStamp"])
+            finish = begin + int(row["elapsed"])
+            start = begin if start is None or begin < start else start
+            end = finish if end is None or finish > end else end
+    if start is None:
+        return (0.0, 0.0)
+    return (start / 1000 - t0, end / 1000 - t0)
+
+
+def read_summary(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))

@@ -1,0 +1,38 @@
+"""The run profiles (DESIGN §5): how much load, how long, how often. The README explains each choice."""
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    iterations: int
+    rampup_s: float       # JMeter ramp-up of the thread group
+    warmup_s: float       # load before the measured window, excluded from statistics
+    duration_s: float     # the measured window
+    thread_cap: int | None  # None: the case's own request count (the study's load)
+    restart: str          # "case": a fresh app per case (the study); "block": per framework x API
+
+    def threads(self, requests: int) -> int:
+        return min(requests, self.thread_cap) if self.thread_cap else requests
+
+    def settings(self) -> dict:
+        return {**asdict(self), "threads": f"min(requests, {self.thread_cap})" if self.thread_cap
+                else "requests (the case's own load)"}
+
+    def with_iterations(self, iterations: int) -> "Profile":
+        return Profile(**{**asdict(self), "iterations": iterations})
+
+
+PROFILES = {
+    "smoke": Profile(
+        "smoke", "every framework x API x case once, tiny loads: proves the pipeline end to end (CI)",
+        iterations=1, rampup_s=0, warmup_s=1, duration_s=2, thread_cap=10, restart="block"),
+    "quick": Profile(
+        "quick", "the study's loads, one iteration, short windows: a first look (the default)",
+        iterations=1, rampup_s=1, warmup_s=5, duration_s=10, thread_cap=None, restart="case"),
+    "study": Profile(
+        "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
+        iterations=10, rampup_s=1, warmup_s=10, duration_s=30, thread_cap=None, restart="case"),
+}
+DEFAULT = "quick"

@@ -1,0 +1,55 @@
+"""A plain-text progress line with an ETA: one updating line on a terminal, plain lines otherwise."""
+import sys
+import time
+
+
+def duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}h{rest // 60:02d}m" if h else f"{rest // 60}m{rest % 60:02d}s"
+
+
+class Progress:
+    def __init__(self, total: int, done: int, estimate_s: float, stream=None):
+        self.total, self.done = total, done
+        self.estimate_s = estimate_s  # per item, until real items have been timed
+        self.stream = stream or sys.stdout
+        self.tty = self.stream.isatty()
+        self.started = time.monotonic()
+        self.timed = 0
+        self.label = ""
+
+    def eta(self) -> float:
+        per_item = (time.monotonic() - self.started) / self.timed if self.timed else self.estimate_s
+        return per_item * (self.total - self.done)
+
+    def _line(self, phase: str) -> str:
+        width = 20
+        filled = width * self.done // max(1, self.total)
+        return (f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                f"{self.label} {phase} | elapsed {duration(time.monotonic() - self.started)}, "
+                f"ETA {duration(self.eta())}")
+
+    def start(self, label: str) -> None:
+        self.label = label
+        self.phase("starting")
+
+    def phase(self, phase: str) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K" + self._line(phase))
+            self.stream.flush()
+        elif phase == "starting":
+            print(self._line(phase), file=self.stream, flush=True)
+
+    def finish(self, outcome: str) -> None:
+        """One item is done: on a terminal its outcome stays as a line of its own."""
+        self.done += 1
+        self.timed += 1
+        if self.tty:
+            self.stream.write("\r\033[K")
+        print(f"  {self.label}: {outcome}", file=self.stream, flush=True)
+
+    def note(self, text: str) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K")
+        print(text, file=self.stream, flush=True)

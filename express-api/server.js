@@ -7,7 +7,8 @@ import { createApp } from './app.js';
 const config = loadConfig();
 const pool = createPool(config.db);
 const server = createApp(pool).listen(config.port, () => {
-  console.log(`express-api: listening on port ${config.port} (pid ${process.pid})`);
+  // The real port, so that PORT=0 (tests) can learn which one the system picked.
+  console.log(`express-api: listening on port ${server.address().port} (pid ${process.pid})`);
 });
 
 server.on('error', (error) => {

@@ -1,4 +1,4 @@
 """The subcommands, in the order `--help` lists them."""
-from cli import db, seed, setup, test, run, report, load
+from cli import apps, db, seed, setup, test, run, report, load
 
-ALL = [setup, db, seed, load, run, report, test]
+ALL = [setup, db, seed, apps, load, run, report, test]

@@ -1,15 +1,25 @@
 """`testbed load`: one JMeter run of one case against an implementation that is already running."""
 import json
+import os
 import subprocess
 import time
 import urllib.error
 import urllib.request
 from datetime import datetime, timezone
+from pathlib import Path
 
 from cli import jmeter
 from cli.common import IDS, ROOT, fail, manifests, say
 
-RESULTS = ROOT / "results" / "load"
+
+
+def results_root():
+    """results/load/, or $TESTBED_RESULTS/load/ (as `testbed run` honours it)."""
+    return Path(os.environ.get("TESTBED_RESULTS") or ROOT / "results") / "load"
+
+
+def shown(path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def register(sub):
@@ -54,7 +64,7 @@ def validate(args) -> dict:
     if args.port is not None and not 1 <= args.port <= 65535:
         fail(f"--port must be from 1 to 65535, not {args.port}.")
     if not (IDS / "comment_ids.csv").is_file() or not (IDS / "user_ids.csv").is_file():
-        fail(f"the id files are missing from {IDS.relative_to(ROOT)}; run ./testbed seed first.")
+        fail(f"the id files are missing from {shown(IDS)}; run ./testbed seed first.")
     return found[args.framework]
 
 
@@ -75,15 +85,16 @@ def new_folder(framework, api, case):
     """results/load/<UTC time>-<framework>-<api>-case-NN/, never one that exists already."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     base = f"{stamp}-{framework}-{api}-case-{case:02d}"
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    root = results_root()
+    root.mkdir(parents=True, exist_ok=True)
     for n in range(1, 100):
-        folder = RESULTS / (base if n == 1 else f"{base}-{n}")
+        folder = root / (base if n == 1 else f"{base}-{n}")
         try:
             folder.mkdir()
             return folder
         except FileExistsError:
             continue
-    fail(f"too many runs named {base} in {RESULTS}.")
+    fail(f"too many runs named {base} in {shown(root)}.")
 
 
 def now() -> str:
@@ -92,10 +103,10 @@ def now() -> str:
 
 def summary_line(s: dict, folder) -> str:
     if not s["samples"]:
-        return f"no measured requests; see {folder.relative_to(ROOT)}/jmeter.log"
+        return f"no measured requests; see {shown(folder)}/jmeter.log"
     return (f"{s['samples']} requests, {s['errors']} errors ({s['error_pct']:.2f}%), "
             f"{s['throughput_rps']:.1f} req/s, mean {s['mean_ms']:.1f} ms, p95 {s['p95_ms']:.1f} ms, "
-            f"max {s['max_ms']} ms -> {folder.relative_to(ROOT)}/")
+            f"max {s['max_ms']} ms -> {shown(folder)}/")
 
 
 def load(args) -> int:
@@ -120,7 +131,7 @@ def load(args) -> int:
     with open(folder / "jmeter.out", "w") as out:
         code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT).returncode
     if code != 0 or not jtl.is_file():
-        fail(f"JMeter exited with {code}; see {folder.relative_to(ROOT)}/jmeter.log")
+        fail(f"JMeter exited with {code}; see {shown(folder)}/jmeter.log")
     stats = jmeter.summarize_jtl(jtl)
     (folder / "load.json").write_text(json.dumps({**record, "ended_at": now(), "summary": stats}, indent=2))
     say(summary_line(stats, folder))
@@ -133,6 +144,6 @@ def load(args) -> int:
             code = subprocess.run(jmeter.dashboard_command(jtl, report, jmeter=launcher),
                                   stdout=out, stderr=subprocess.STDOUT).returncode
         if code != 0 or not (report / "index.html").is_file():
-            fail(f"the dashboard was not written (JMeter exited with {code}); see {folder.relative_to(ROOT)}/dashboard.out")
-        say(f"dashboard: {(report / 'index.html').relative_to(ROOT)} ({time.monotonic() - started:.0f} s)")
+            fail(f"the dashboard was not written (JMeter exited with {code}); see {shown(folder)}/dashboard.out")
+        say(f"dashboard: {shown(report / 'index.html')} ({time.monotonic() - started:.0f} s)")
     return 1 if stats["errors"] or not stats["samples"] else 0

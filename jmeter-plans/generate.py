@@ -137,11 +137,8 @@ def arguments(name, values: dict):
     return e
 
 
-def headers(api):
+def headers(wanted: dict):
     coll = ET.Element("collectionProp", name="HeaderManager.headers")
-    wanted = {"Accept": "application/json"}
-    if api == "graphql":
-        wanted["Content-Type"] = "application/json"
     for key, value in wanted.items():
         h = ET.SubElement(coll, "elementProp", name="", elementType="Header")
         h.extend([prop("stringProp", "Header.name", key), prop("stringProp", "Header.value", value)])
@@ -172,7 +169,7 @@ def csv_data_set(name, filename, variable):
         prop("stringProp", "variableNames", variable))
 
 
-def sampler(api, key, rows):
+def sampler(api, key, rows, port=None):
     ep = ENDPOINTS[key]
     label = ep["label"].replace("{rows}", rows)
     if api == "rest":
@@ -195,7 +192,8 @@ def sampler(api, key, rows):
     http = element(
         "HTTPSamplerProxy", "HttpTestSampleGui", label, *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
                                                             if body else []),
-        args, prop("stringProp", "HTTPSampler.path", path), prop("stringProp", "HTTPSampler.method", method),
+        args, *([prop("stringProp", "HTTPSampler.port", port)] if port else []),
+        prop("stringProp", "HTTPSampler.path", path), prop("stringProp", "HTTPSampler.method", method),
         prop("boolProp", "HTTPSampler.follow_redirects", False),
         prop("boolProp", "HTTPSampler.auto_redirects", False),
         prop("boolProp", "HTTPSampler.use_keepalive", True),
@@ -206,7 +204,10 @@ def sampler(api, key, rows):
         prop("stringProp", "parameters", f"{api} {key} {rows}"),
         prop("stringProp", "filename", ""), prop("stringProp", "cacheKey", "true"),
         prop("stringProp", "script", ASSERTION))
-    return http, tree((check, None))
+    children = [(check, None)]
+    if body is not None:
+        children.insert(0, (headers({"Content-Type": "application/json"}), None))
+    return http, tree(*children)
 
 
 def endpoint_key(rows, joins):
@@ -232,7 +233,8 @@ def thread_group(name, threads, body):
     return group, tree(*body)
 
 
-def plan(api, title, variables, group, derived=None):
+def plan(title, variables, groups, derived=None):
+    """A test plan: variables (names -> values), then thread groups as (element, hashTree) pairs."""
     # A second variables element, because one element cannot refer to its own variables.
     derived = {**(derived or {}),
                # Evaluated once when the test starts: samples that start earlier are warm-up.
@@ -248,10 +250,10 @@ def plan(api, title, variables, group, derived=None):
         arguments("TestPlan.user_defined_variables", variables))
     root = ET.Element("jmeterTestPlan", version="1.2", properties="5.0", jmeter="5.6.3")
     root.append(tree((test_plan, tree(
-        (derived_element, None), (http_defaults(), None), (headers(api), None),
+        (derived_element, None), (http_defaults(), None), (headers({"Accept": "application/json"}), None),
         (csv_data_set("comment ids", "${COMMENT_IDS}", "comment_id"), None),
         (csv_data_set("user ids", "${USER_IDS}", "user_id"), None),
-        group))))
+        *groups))))
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -278,18 +280,23 @@ def parametrized(api):
     switch = element("SwitchController", "SwitchControllerGui", "endpoint for rows and joins",
                      prop("stringProp", "SwitchController.value", "${ENDPOINT}"))
     group = thread_group(f"{api} load", "${THREADS}", [(switch, tree(*branches))])
-    return plan(api, f"{api}: one case of the matrix, chosen by -Jrows and -Jjoins", variables, group,
-                derived)
+    return plan(f"{api}: one case of the matrix, chosen by -Jrows and -Jjoins", variables, [group], derived)
+
+
+def case_group(api, case, threads=None, port=None, name=None):
+    """A thread group for one case with its endpoint and rows baked in. By default it has the
+    case's requests as threads and uses the plan's PORT; several groups make one plan that
+    loads several cases (or servers) at once."""
+    key = endpoint_key(case["rows"], case["joins"])
+    return thread_group(name or f"{api} case {case['case']}", str(threads or case["requests"]),
+                        [sampler(api, key, str(case["rows"]), port and str(port))])
 
 
 def standalone(api, case):
     """One case with its values baked in; host, port and timings are still -J properties."""
-    key = endpoint_key(case["rows"], case["joins"])
-    group = thread_group(f"case {case['case']}: {case['requests']} threads", str(case["requests"]),
-                         [sampler(api, key, str(case["rows"]))])
     title = (f"{api} case {case['case']}: {case['requests']} requests, {case['rows']} rows, "
              f"{case['joins']} joins")
-    return plan(api, title, timing("../../.testbed/ids"), group)
+    return plan(title, timing("../../.testbed/ids"), [case_group(api, case)])
 
 
 def all_plans() -> dict:

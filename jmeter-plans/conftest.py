@@ -1,0 +1,155 @@
+"""What the JMeter tests share: the JMeter launcher, the implementations (started here, each on a
+free port, from its framework.json), and a fake server that answers right or breaks the contract."""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import ExitStack, contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from threading import Thread
+
+import pytest
+
+from cli import jmeter
+from cli.common import LOGS, database, manifests
+from cli.isolated import free_port
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture(scope="session")
+def launcher():
+    return jmeter.find_jmeter()
+
+
+@contextmanager
+def started(manifest, log_dir: Path):
+    """One implementation from its manifest, on a free port, until the block ends."""
+    port = free_port()
+    env = {**os.environ, **database().api_env(), **manifest.get("env", {}), manifest["port_env"]: str(port)}
+    log = open(log_dir / f"{manifest['name']}.log", "w")
+    proc = subprocess.Popen(manifest["start"], cwd=manifest["dir"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}{manifest['readiness_path']}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"{manifest['name']} exited with {proc.returncode} at start (is it built? "
+                            f"`{manifest['build']}`); see {log.name}")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"{manifest['name']} not ready at {url} after 90 s; see {log.name}")
+            time.sleep(0.3)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def implementations():
+    """{name: port} of every implementation with a framework.json, started for this session."""
+    LOGS.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as stack:
+        yield {m["name"]: stack.enter_context(started(m, LOGS)) for m in manifests()}
+
+
+FIELDS = {"CommentById": "commentById", "CommentsByLimit": "commentsByLimit",
+          "CommentByUserId": "commentByUserId", "CommentsByUserId": "commentsByUserId"}
+
+
+def comment(cid, uid, joined, graphql):
+    c = {"id": str(cid) if graphql else cid, "threadId": 1, "userId": uid, "body": "b",
+         "dateMade": "2020-01-01", "dateLastUpdated": None}
+    if joined:
+        c["user"] = {"id": str(uid) if graphql else uid, "name": "n", "email": "e", "phone": "p"}
+    return c
+
+
+def answer(endpoint, ident, rows, graphql, wrong):
+    """(status, body) for one request: the contract's answer, or one deliberate flaw per endpoint."""
+    if endpoint == "comment":
+        return 200, comment(ident + 1 if wrong else ident, 1, False, graphql)
+    if endpoint == "comments":
+        return 200, [comment(i, 1, False, graphql) for i in range(1, rows + (0 if wrong else 1))]
+    if endpoint == "user-comment":
+        if wrong and graphql:
+            return 204, None
+        return 200, comment(ident * 200, ident, not wrong, graphql)
+    listed = [comment(ident * 200 + i, ident, True, graphql) for i in range(rows)]
+    if wrong and graphql:
+        listed[-1]["user"]["id"] = "0"
+    elif wrong:
+        listed.reverse()
+    return 200, listed
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        m = re.fullmatch(r"/rest/(?:comment/(\d+)|comments/(\d+)|user/(\d+)/comment|user/(\d+)/comments/(\d+))",
+                         self.path)
+        if not m:
+            return self.send(404, {"title": "Not Found"})
+        cid, limit, uid, uid_list, rows = m.groups()
+        endpoint, ident, n = (("comment", cid, 1) if cid else ("comments", 0, limit) if limit else
+                              ("user-comment", uid, 1) if uid else ("user-comments", uid_list, rows))
+        self.send(*answer(endpoint, int(ident), int(n), False, self.server.wrong))
+
+    def do_POST(self):
+        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        field, v = FIELDS[request["operationName"]], request["variables"]
+        endpoint = {"commentById": "comment", "commentsByLimit": "comments",
+                    "commentByUserId": "user-comment", "commentsByUserId": "user-comments"}[field]
+        status, data = answer(endpoint, int(v.get("id", 0)), int(v.get("limit", 1)), True, self.server.wrong)
+        if self.server.wrong and endpoint == "comment":
+            return self.send(200, {"errors": [{"message": "boom"}], "data": {field: None}})
+        if self.server.wrong and endpoint == "comments":
+            return self.send(200, data)  # not wrapped in {"data": ...}
+        self.send(status, None if data is None else {"data": {field: data}})
+
+    def send(self, status, body):
+        raw = b"" if body is None else json.dumps(body).encode()
+        self.send_response(status)
+        if body is not None:
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def fake_server(wrong: bool):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    server.wrong = wrong
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def fake_servers():
+    """{"right": port, "wrong": port}: the contract's answers, and answers that each break it once."""
+    with fake_server(False) as right, fake_server(True) as wrong:
+        yield {"right": right, "wrong": wrong}

@@ -1,0 +1,84 @@
+"""Real short JMeter runs: every (API, rows, joins) combination against every implementation, a fake
+server that answers right, one that breaks the contract, and a closed port. All of it is one JMeter
+run (one thread group per target and combination) because each JVM start costs seconds."""
+import subprocess
+
+import pandas as pd
+import pytest
+
+import generate
+from cli.common import IDS
+from cli.isolated import free_port
+from cli.jmeter import APIS, PROPERTIES, WARMUP_PREFIX, cases
+
+COMBOS = cases()[:6]  # cases 1-6: each (rows, joins) combination once
+
+
+@pytest.fixture(scope="module")
+def outcome(tmp_path_factory, launcher, implementations, fake_servers):
+    """Per thread group: measured samples, errors, failure messages."""
+    out = tmp_path_factory.mktemp("runs")
+    closed = free_port()
+    targets = [(name, port, 2) for name, port in implementations.items()]
+    targets += [("fake-right", fake_servers["right"], 1), ("fake-wrong", fake_servers["wrong"], 1),
+                ("closed", closed, 1)]
+    groups = [generate.case_group(api, case, threads=threads, port=port, name=f"{target} {api} case {case['case']}")
+              for target, port, threads in targets for api in APIS for case in COMBOS]
+    (out / "all.jmx").write_text(generate.plan("every combination against every target",
+                                               generate.timing(str(IDS)), groups))
+    run = subprocess.run([launcher, "-n", "-t", str(out / "all.jmx"), "-q", str(PROPERTIES),
+                          "-l", str(out / "all.jtl"), "-j", str(out / "jmeter.log"),
+                          "-Jrampup=0", "-Jwarmup=1", "-Jduration=2"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    jtl = pd.read_csv(out / "all.jtl", dtype=str, keep_default_na=False)
+    jtl = jtl[~jtl["label"].str.startswith(WARMUP_PREFIX)]
+    jtl["group"] = jtl["threadName"].str.rsplit(" ", n=1).str[0]
+    return {group: {"samples": len(rows), "errors": int((rows["success"] != "true").sum()),
+                    "messages": set(rows["failureMessage"]) | set(rows["responseMessage"])}
+            for group, rows in jtl.groupby("group")}
+
+
+def group_names(target):
+    return [f"{target} {api} case {case['case']}" for api in APIS for case in COMBOS]
+
+
+def test_implementations_were_found(implementations):
+    assert implementations, "no implementation has a framework.json yet"
+
+
+@pytest.mark.parametrize("combo", [f"{api} case {c['case']}" for api in APIS for c in COMBOS])
+def test_each_implementation_answers_every_combination_without_errors(outcome, implementations, combo):
+    for name in implementations:
+        got = outcome.get(f"{name} {combo}")
+        assert got and got["samples"] > 0, f"{name} {combo}: no measured samples"
+        assert got["errors"] == 0, f"{name} {combo}: {got}"
+
+
+def test_a_server_that_follows_the_contract_passes(outcome):
+    for group in group_names("fake-right"):
+        assert outcome[group]["samples"] > 0 and outcome[group]["errors"] == 0, (group, outcome[group])
+
+
+# What the assertion must say about each deliberate flaw of the fake server (see conftest.answer).
+FLAWS = {
+    "rest case 1": "expected", "rest case 2": "49 rows, expected 50", "rest case 3": "99 rows, expected 100",
+    "rest case 4": "joined user missing", "rest case 5": "not in id order", "rest case 6": "not in id order",
+    "graphql case 1": "GraphQL errors", "graphql case 2": "GraphQL errors", "graphql case 3": "GraphQL errors",
+    "graphql case 4": "status 204, expected 200", "graphql case 5": "joined user missing",
+    "graphql case 6": "joined user missing",
+}
+
+
+def test_answers_that_break_the_contract_are_errors(outcome):
+    for combo, message in FLAWS.items():
+        got = outcome[f"fake-wrong {combo}"]
+        assert got["samples"] > 0 and got["errors"] == got["samples"], (combo, got)
+        assert any(message in m for m in got["messages"]), (combo, got["messages"])
+
+
+def test_a_closed_port_gives_errors(outcome):
+    for group in group_names("closed"):
+        got = outcome[group]
+        assert got["samples"] > 0 and got["errors"] == got["samples"], (group, got)
+        assert any("Connection refused" in m or "ConnectException" in m for m in got["messages"]), got

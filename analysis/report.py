@@ -100,14 +100,18 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     status.to_csv(tabs / "iterations.csv", index=False)
     problems.to_csv(tabs / "problem_iterations.csv", index=False)
 
+    apis = [a for a in ("rest", "graphql") if a in set(agg["api"])]
+    # The figures that read JTLs and sampler files come first, so a broken one fails fast.
+    case = heaviest_case(run) if timeline_case is None else timeline_case
+    details = detail_figures(run, agg, apis, case, figs)
     doc = Doc(f"Testbed report: run {run.run_id}")
     intro(doc, run, status, problems)
     verdict_section(doc, results)
-    apis = [a for a in ("rest", "graphql") if a in set(agg["api"])]
     study_section(doc, run, agg, sig, study, apis, figs, tabs)
     extra_section(doc, run, agg, sig, apis, tabs)
-    case = timeline_case if timeline_case is not None else heaviest_case(run)
-    detail_section(doc, run, agg, apis, case, figs)
+    doc.heading(2, "Latency distributions and resources over time")
+    for path, caption in details:
+        doc.figure(path, caption)
     replication_section(doc, run, side, ratios, apis)
     (out / "report.md").write_text(markdown(doc, out))
     (out / "index.html").write_text(html_page(doc))
@@ -205,24 +209,25 @@ def extra_section(doc, run, agg, sig, apis, tabs) -> None:
                                                          f"{group}: {m.label} ({m.unit})")
 
 
-def detail_section(doc, run, agg, apis, case, figs) -> None:
-    doc.heading(2, "Latency distributions and resources over time")
-    present = tables.ok_rows(run)
-    for api in apis:
-        path = figures.percentiles_by_case(run, agg, api, figs / f"percentiles_{api}.png")
-        doc.figure(path, f"{api}: p50/p90/p95/p99 response time per case.")
-    rows = present[present["case"] == case]
+def detail_figures(run, agg, apis, case, figs) -> list[tuple[Path, str]]:
+    ok = tables.ok_rows(run)
+    rows = ok[ok["case"] == case]
     if rows.empty:
         raise ResultFileError(run.dir / "summary.csv", f"has no ok iteration of case {case} "
                                                        "(--timeline-case)")
     label = case_label(case, *rows.iloc[0][["requests", "rows", "joins"]].astype(int))
+    made = []
     for api in apis:
         if rows[rows["api"] == api].empty:
             continue
         path = figures.latency_curve(run, api, case, label, figs / f"latency_curve_{api}_case{case:02d}.png")
-        doc.figure(path, f"{api}, {label}: response-time percentiles 0-100, all ok iterations pooled.")
+        made.append((path, f"{api}, {label}: response-time percentiles 0-100, all ok iterations pooled."))
         path = figures.timeline(run, api, case, label, figs / f"timeline_{api}_case{case:02d}.png")
-        doc.figure(path, f"{api}, {label}: CPU and memory over time (first ok iteration per framework).")
+        made.append((path, f"{api}, {label}: CPU and memory over time (first ok iteration per framework)."))
+    for api in apis:
+        path = figures.percentiles_by_case(run, agg, api, figs / f"percentiles_{api}.png")
+        made.append((path, f"{api}: p50/p90/p95/p99 response time per case."))
+    return made
 
 
 def replication_section(doc, run, side, ratios, apis) -> None:

@@ -1,0 +1,90 @@
+import re
+import subprocess
+
+import matplotlib.image
+import pytest
+
+from analysis.load import ResultFileError
+from analysis.report import write_report
+from analysis.conftest import HAND_RUN
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+FIGURES = ["figure14_rest_cpu_peak_pct", "figure15_rest_rss_peak_mb", "figure16_rest_mean_ms",
+           "figure17_graphql_cpu_peak_pct", "figure18_graphql_rss_peak_mb", "figure19_graphql_mean_ms",
+           "percentiles_rest", "percentiles_graphql", "latency_curve_rest_case18",
+           "latency_curve_graphql_case18", "timeline_rest_case18", "timeline_graphql_case18"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    import shutil
+    from analysis.conftest import FIXTURE_RESULTS
+    results = tmp_path_factory.mktemp("r") / "results"
+    shutil.copytree(FIXTURE_RESULTS, results)
+    return write_report(results / HAND_RUN)
+
+
+def test_one_valid_png_per_figure(report):
+    found = sorted(p.stem for p in (report / "figures").iterdir())
+    assert found == sorted(FIGURES)
+    for name in FIGURES:
+        path = report / "figures" / f"{name}.png"
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        height, width, _ = matplotlib.image.imread(path).shape
+        assert width >= 600 and height >= 400
+
+
+def test_html_is_self_contained(report):
+    page = (report / "index.html").read_text()
+    assert page.count('src="data:image/png;base64,') == len(FIGURES)
+    assert not re.search(r'(src|href)="(?!data:)', page)
+    assert "<script" not in page and "<link" not in page
+
+
+def test_markdown_links_existing_figures_and_has_all_study_tables(report):
+    text = (report / "report.md").read_text()
+    links = re.findall(r"\]\((figures/[^)]+)\)", text)
+    assert len(links) == len(FIGURES) and all((report / link).is_file() for link in links)
+    for number in range(1, 11):
+        assert f"**Table {number}:" in text
+    assert "REST: ASP.NET Core is faster (mean response time) in the 1-row cases" in text
+
+
+def test_tables_written(report):
+    names = {p.name for p in (report / "tables").iterdir()}
+    assert {"metrics.csv", "significance.csv", "verdicts.csv", "study_side_by_side.csv",
+            "iterations.csv", "problem_iterations.csv", "table01_rest_cpu_peak_pct.csv",
+            "table10_graphql_max_ms.csv", "extra_rest_p99_ms.csv"} <= names
+    assert len([n for n in names if n.startswith("table")]) == 10
+
+
+def report_cli(*args):
+    return subprocess.run([str(ROOT / "testbed"), "report", *args], capture_output=True, text=True)
+
+
+def test_cli_reports_the_latest_run_and_a_new_report_replaces_the_old(results):
+    done = report_cli("--results-dir", str(results))
+    assert done.returncode == 0, done.stderr
+    report = results / HAND_RUN / "report"
+    assert done.stdout.strip() == f"report: {report / 'index.html'}"
+    (report / "marker").write_text("old")
+    with pytest.raises(ResultFileError, match="no ok iteration of case 5"):
+        write_report(results / HAND_RUN, timeline_case=5)
+    assert (report / "marker").exists()  # a failed build leaves the old report alone
+    assert write_report(results / HAND_RUN, timeline_case=1) == report
+    assert not (report / "marker").exists()
+    assert (report / "figures" / "timeline_rest_case01.png").is_file()
+    assert sorted(p.name for p in (results / HAND_RUN).iterdir() if "report" in p.name) == ["report"]
+
+
+def test_cli_names_the_broken_file_in_one_line(results):
+    (results / HAND_RUN / "summary.csv").write_text("framework,api\n")
+    done = report_cli(HAND_RUN, "--results-dir", str(results))
+    assert done.returncode != 0 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "summary.csv" in lines[0] and lines[0].startswith("testbed: ")
+
+
+def test_cli_unknown_run(results):
+    done = report_cli("20990101-000000-none", "--results-dir", str(results))
+    assert done.returncode == 2 and "no run '20990101-000000-none'" in done.stderr

@@ -1,0 +1,65 @@
+import math
+import statistics
+
+from scipy import stats as scipy_stats
+
+from analysis.stats import compare, interval, mwu_can_reach_alpha
+
+
+def test_interval_is_the_t_interval_of_the_mean():
+    values = [10.0, 12.0, 11.0, 13.0]
+    ci = interval(values)
+    half = 3.182446305284263 * statistics.stdev(values) / 2  # t(0.975, 3) * s / sqrt(4)
+    assert ci.n == 4 and ci.mean == 11.5
+    assert math.isclose(ci.low, 11.5 - half) and math.isclose(ci.high, 11.5 + half)
+
+
+def test_one_iteration_has_no_interval():
+    ci = interval([7.0])
+    assert (ci.mean, ci.low, ci.high, ci.n) == (7.0, None, None, 1)
+
+
+def test_missing_values_are_left_out():
+    assert interval([1.0, float("nan"), 3.0]).n == 2
+
+
+def test_mann_whitney_can_reach_alpha_from_four_iterations_a_side():
+    assert not mwu_can_reach_alpha(3, 3)  # smallest p = 2/20
+    assert not mwu_can_reach_alpha(3, 4)  # 2/35
+    assert mwu_can_reach_alpha(3, 5)      # 2/56
+    assert mwu_can_reach_alpha(4, 4)      # 2/70
+
+
+def test_separated_groups_of_four_use_mann_whitney():
+    c = compare([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0])
+    assert c.test == "Mann-Whitney U" and c.judged and c.significant and c.sign == -1
+    assert math.isclose(c.p, 2 / 70)
+    assert c.describe("A", "B") == "A lower (p=0.0286)"
+
+
+def test_groups_of_three_use_welch():
+    a, b = [10.0, 11.0, 12.0], [20.0, 22.0, 21.5]
+    c = compare(a, b)
+    va, vb = statistics.variance(a) / 3, statistics.variance(b) / 3
+    t = (statistics.mean(a) - statistics.mean(b)) / math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / 2 + vb ** 2 / 2)
+    assert c.test == "Welch t" and c.significant
+    assert math.isclose(c.p, 2 * scipy_stats.t.sf(abs(t), df))
+
+
+def test_overlapping_groups_are_not_significant():
+    c = compare([1.0, 5.0, 3.0, 4.0], [2.0, 4.5, 3.5, 1.5])
+    assert c.judged and not c.significant
+    assert c.describe("A", "B").startswith("not significant")
+
+
+def test_one_iteration_cannot_be_judged():
+    c = compare([1.0], [100.0, 101.0])
+    assert not c.judged and c.p is None and c.sign == -1
+    assert c.describe("A", "B") == "cannot be judged (n=1 iteration)"
+
+
+def test_constant_groups():
+    assert not compare([2.0, 2.0], [2.0, 2.0]).significant
+    different = compare([2.0, 2.0], [3.0, 3.0])
+    assert not different.judged and "no variation" in different.reason

@@ -3,7 +3,7 @@ import os
 import signal
 from pathlib import Path
 
-from cli.common import ROOT, fail, say
+from cli.common import ROOT, UserError, fail, say
 
 PARTS = {
     "express-api": ROOT / "express-api" / "framework.json",
@@ -50,7 +50,9 @@ def register(sub):
 
 
 def run(args) -> int:
-    missing = [name for name, marker in PARTS.items() if not marker.exists()]
+    # A run naming its frameworks may go ahead while another implementation is still missing.
+    needed = {n: m for n, m in PARTS.items() if not (args.frameworks and n.endswith("-api"))}
+    missing = [name for name, marker in needed.items() if not marker.exists()]
     if missing:
         fail(f"the benchmark matrix cannot run yet: not built: {', '.join(missing)}.")
     # Imported only now: the placeholder above must work while collect/ is missing.
@@ -69,11 +71,14 @@ def run(args) -> int:
     orch.check_results_root(root)
     orch.check_tools(args.pin)
     launcher = parts.find_jmeter()
-    impls = orch.implementations(args.frameworks)
+    frameworks = orch.recorded(root, args.resume)["settings"]["frameworks"] if args.resume \
+        else args.frameworks
+    impls = orch.implementations(frameworks)
+    orch.check_ports(impls)
 
     db = prepare(impls.values())
     if args.resume:
-        engine = orch.resume(root, args.resume, launcher, db)
+        engine = orch.resume(root, args.resume, impls, launcher, db)
     else:
         profile = PROFILES[args.profile or DEFAULT]
         if args.iterations:
@@ -117,4 +122,8 @@ def write_report(run_dir: Path) -> None:
     except ImportError:
         say("run: no report (analysis/ is not installed); summary.csv holds the figures.")
         return
-    report(run_dir.name, run_dir.parent, None)
+    try:
+        report(run_dir.name, run_dir.parent, None)
+    except UserError as e:  # the measurements are complete either way; say how to retry
+        say(f"run: the report could not be written ({e}); retry with "
+            f"./testbed report {run_dir.name} --results-dir {run_dir.parent}")

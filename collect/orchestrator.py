@@ -79,6 +79,13 @@ def check_tools(pin: bool) -> None:
             fail(f"{tool} not found: install the Debian package {package} (./testbed setup).")
 
 
+def check_ports(impls: dict) -> None:
+    for impl in impls.values():
+        if parts.port_taken(parts.port(impl)):
+            fail(f"port {parts.port(impl)} ({impl['name']}) is already in use: stop what listens "
+                 f"there (./testbed down?) or set TESTBED_PORT_OFFSET to move the apps.")
+
+
 def db_pid(db) -> int | None:
     """The managed server's pid, for sampling; an external server is not ours to sample."""
     if not db.managed:
@@ -113,7 +120,7 @@ class Run:
         self.impls = impls
         self.jmeter_home = jmeter_home
         self.db = db
-        self.db_pid = db_pid(db)
+        self.pinned_db = None    # the database pid whose threads were moved (--pin)
         self.cases = load_cases()
         settings = manifest["settings"]
         self.profile = Profile(**{k: v for k, v in settings["profile"].items() if k != "threads"})
@@ -121,8 +128,8 @@ class Run:
         self.cpus = self.pinning.get("cpus", {}) if self.pinning.get("applied") else {}
         self.items = [parse_key(k, self.cases) for k in manifest["order"]]
         self.app = None          # (framework, Popen, log path) of the app now running
+        self.block = None        # (framework, api, iteration) the running app has served
         self.stream = stream
-        self.flagged, self.failed = [], []
 
     # state.json: whether the run is going, interrupted, stopped or complete
     def set_state(self, status: str, reason: str | None = None) -> None:
@@ -157,8 +164,6 @@ class Run:
         for item in todo:
             self.set_aside(item)
         self.reconcile_summary()
-        if self.cpus.get("db") and self.db_pid:
-            pinning.pin_threads(self.db_pid, self.cpus["db"])
         progress = Progress(len(self.items), len(self.items) - len(todo), self.estimate(),
                             self.stream)
         self.set_state("running")
@@ -178,7 +183,7 @@ class Run:
             progress.note(f"run: interrupted; resume with ./testbed run --resume {self.dir.name}"
                           + self.results_dir_hint())
             return 130
-        except DatabaseDown as e:
+        except (DatabaseDown, UserError) as e:  # e.g. the app's port taken by someone else
             self.abandon(current)
             self.set_state("stopped", str(e))
             progress.note(f"run: stopped: {e}")
@@ -187,8 +192,8 @@ class Run:
             return 3
         finally:
             self.stop_app()
-            if self.cpus.get("db") and self.db_pid:
-                pinning.pin_threads(self.db_pid, sorted(os.sched_getaffinity(0)))
+            if self.pinned_db:
+                pinning.pin_threads(self.pinned_db, sorted(os.sched_getaffinity(0)))
         self.set_state("complete")
         self.print_summary()
         return 0
@@ -216,6 +221,14 @@ class Run:
         if item is not None:
             self.set_aside(item)
 
+    def database_pid(self) -> int | None:
+        """Read again per item: the managed server may have been restarted since."""
+        pid = db_pid(self.db)
+        if pid and self.cpus.get("db") and pid != self.pinned_db:
+            pinning.pin_threads(pid, self.cpus["db"])
+            self.pinned_db = pid
+        return pid
+
     def estimate(self) -> float:
         p = self.profile
         return p.rampup_s + p.warmup_s + p.duration_s + (6 if p.restart == "case" else 4)
@@ -227,10 +240,10 @@ class Run:
         logs.mkdir(exist_ok=True)
         log = logs / f"{framework}-{datetime.now(timezone.utc).strftime('%H%M%S%f')}.log"
         with pinning.launching_on(self.cpus.get("app")):
-            proc = parts.start_app(impl, log, self.db.api_env())
+            proc = parts.start_app(impl, log)
         self.app = (framework, proc, log)
         try:
-            parts.wait_ready(impl, proc, READY_TIMEOUT_S)
+            parts.wait_ready(impl, proc, READY_TIMEOUT_S, log)
         except UserError as e:
             tail = log_tail(log)
             self.stop_app()
@@ -262,18 +275,26 @@ class Run:
                       "threads": threads, "rampup_s": self.profile.rampup_s,
                       "warmup_s": self.profile.warmup_s, "duration_s": self.profile.duration_s}}
         write_json(folder / "run.json", record)
+        if not parts.supports(self.impls[item["framework"]], item["api"]):
+            return self.record_outcome(item, record, "excluded",
+                                       f"{item['framework']} does not implement {item['api']} "
+                                       f"(framework.json apis)", None)
         block = (item["framework"], item["api"], item["iteration"])
         try:
-            self.app_for(item, getattr(self, "_block", None))
+            self.app_for(item, self.block)
         except AppFailed as e:
+            if not db_alive(self.db):
+                raise DatabaseDown(f"the database ({self.db.describe()}) is not answering") from None
             return self.record_failure(item, record, str(e), e.tail, {}, {})
-        self._block = block
+        self.block = block
         framework, app, log = self.app
         log_start = log.stat().st_size if log.exists() else 0
-        record["pids"] = {"app": app.pid, "db": self.db_pid, "jmeter": None}
-        if not self.db_pid:
+        dbp = self.database_pid()
+        record["pids"] = {"app": app.pid, "db": dbp, "jmeter": None}
+        if not dbp:
             record["db_sampled"] = False
-            record["db_note"] = "external database server: not sampled"
+            record["db_note"] = ("managed server's pid not found: not sampled" if self.db.managed
+                                 else "external database server: not sampled")
         progress.phase("warm-up + measure")
         t0 = time.time()
         jtl = folder / "results.jtl"
@@ -282,10 +303,11 @@ class Run:
                                   folder / "jmeter.log", self.jmeter_home)
         jvm = java_pid(jm.pid)
         record["pids"]["jmeter"] = jvm
+        write_json(folder / "run.json", record)  # still running: the pids say who is measured
         loadgen_cores = pinning.cores_of(jvm)
         raw = folder / "raw"
         raw.mkdir()
-        samplers = Samplers({"app": app.pid, "db": self.db_pid, "jmeter": jvm}, raw, t0)
+        samplers = Samplers({"app": app.pid, "db": dbp, "jmeter": jvm}, raw, t0)
         crashed = None
         try:
             limit = time.monotonic() + self.profile.rampup_s + self.profile.warmup_s + \
@@ -339,8 +361,6 @@ class Run:
         write_json(folder / "run.json", record)
         metrics.append_summary(self.dir / "summary.csv",
                                metrics.summary_row(item, "ok", flags, summary, stats))
-        if flags:
-            self.flagged.append((key(item), flags))
         if self.profile.restart == "case" or not following or \
                 (following["framework"], following["api"], following["iteration"]) != block:
             self.stop_app()
@@ -349,13 +369,18 @@ class Run:
                 f"app CPU {fmt(stats.get('cpu_mean_pct'))} %" + (f"  FLAGGED: {', '.join(flags)}" if flags else ""))
 
     def record_failure(self, item, record, reason, tail, summary, stats) -> str:
-        record.update(status="failed", reason=reason, ended_at=now_iso(), log_tail=tail,
-                      results={**summary, **stats})
+        self.record_outcome(item, record, "failed", reason, tail, summary, stats)
+        return f"FAILED: {reason}"
+
+    def record_outcome(self, item, record, status, reason, tail, summary=None, stats=None) -> str:
+        summary, stats = summary or {}, stats or {}
+        record.update(status=status, reason=reason, ended_at=now_iso(), results={**summary, **stats})
+        if tail is not None:
+            record["log_tail"] = tail
         write_json(self.item_dir(item) / "run.json", record)
         metrics.append_summary(self.dir / "summary.csv",
-                               metrics.summary_row(item, "failed", [], summary, stats))
-        self.failed.append((key(item), reason))
-        return f"FAILED: {reason}"
+                               metrics.summary_row(item, status, [], summary, stats))
+        return f"{status}: {reason}"
 
     def print_summary(self) -> None:
         rows = metrics.read_summary(self.dir / "summary.csv")
@@ -444,6 +469,7 @@ def create(options: Options, impls: dict, jmeter_home: str, db) -> Run:
         "versions": manifest_mod.runtime_versions(jmeter_home),
         "machine": manifest_mod.machine(),
         "pinning": pinning.plan(options.pin),
+        "ports": {name: parts.port(impl) for name, impl in impls.items()},
         "database": manifest_mod.database_info(db, loaded(db), parts.db_version(db)),
         "samplers": {"proc": "/proc/<pid>/stat every 0.1 s: CPU % of one core from utime+stime, RSS",
                      "top": "top -b -d 0.1 -p PIDS | grep --line-buffered (study Appendix B, by pid)",
@@ -455,8 +481,11 @@ def create(options: Options, impls: dict, jmeter_home: str, db) -> Run:
     return Run(run_dir, manifest, impls, jmeter_home, db)
 
 
-def resume(results_root: Path, run_id: str, jmeter_home: str, db) -> Run:
+def recorded(results_root: Path, run_id: str) -> dict:
+    """The manifest of a run that can be resumed; a clear error for one that cannot."""
     run_dir = results_root / run_id
+    if Path(run_id).name != run_id:
+        fail(f"--resume takes a run id (a folder name under {results_root}), not {run_id!r}.")
     try:
         manifest = json.loads((run_dir / "manifest.json").read_text())
     except (OSError, ValueError):
@@ -471,8 +500,12 @@ def resume(results_root: Path, run_id: str, jmeter_home: str, db) -> Run:
         fail(f"run {run_id} is still running (pid {state['pid']}).")
     if not os.access(run_dir, os.W_OK):
         fail(f"cannot write into {run_dir}; make it writable to resume.")
-    impls = implementations(manifest["settings"]["frameworks"])
-    return Run(run_dir, manifest, impls, jmeter_home, db)
+    return manifest
+
+
+def resume(results_root: Path, run_id: str, impls: dict, jmeter_home: str, db) -> Run:
+    run_dir = results_root / run_id
+    return Run(run_dir, recorded(results_root, run_id), impls, jmeter_home, db)
 
 
 def pid_alive(pid) -> bool:

@@ -4,8 +4,8 @@ import os
 import signal
 import subprocess
 
-from cli import jmeter
-from cli.common import IDS, ROOT, fail
+from cli import apps, jmeter
+from cli.common import IDS, ROOT
 
 DEFAULT_RESULTS = ROOT / "results"
 HOST = "127.0.0.1"
@@ -19,14 +19,23 @@ def jmeter_home(launcher: str) -> str:
     return os.path.dirname(os.path.dirname(os.path.realpath(launcher)))
 
 
+def port(impl: dict) -> int:
+    """The app's port: its default, shifted by TESTBED_PORT_OFFSET to run beside another testbed."""
+    return impl["default_port"] + int(os.environ.get("TESTBED_PORT_OFFSET") or 0)
+
+
+def port_taken(number: int) -> bool:
+    return not apps.port_free(number)
+
+
 def url(impl: dict, path: str = "") -> str:
-    return f"http://{HOST}:{impl['default_port']}{path}"
+    return f"http://{HOST}:{port(impl)}{path}"
 
 
 def start_load(impl, item, threads, profile, jtl, log, launcher) -> subprocess.Popen:
     """JMeter in its own session, so a Ctrl-C reaches the orchestrator alone, which stops it."""
     cmd = jmeter.plan_command(item["api"], {k: item[k] for k in ("case", "requests", "rows", "joins")},
-                              HOST, impl["default_port"], threads, profile.rampup_s,
+                              HOST, port(impl), threads, profile.rampup_s,
                               profile.warmup_s, profile.duration_s, jtl, IDS, log, jmeter=launcher)
     return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
@@ -60,42 +69,29 @@ def db_version(db) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-# --- the apps: until cli/apps.py lands, straight from the framework.json contract ---------------
+# --- the apps (cli/apps.py) ------------------------------------------------------------------------
 
-def start_app(impl, log, db_env) -> subprocess.Popen:
-    env = {**os.environ, **impl.get("env", {}), **db_env, impl["port_env"]: str(impl["default_port"])}
-    with open(log, "ab") as out:
-        return subprocess.Popen(impl["start"], cwd=impl["dir"], env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+def variant(impl: dict) -> dict:
+    """The variant a run measures: the manifest's first (its default)."""
+    return (impl.get("variants") or [{"name": "default", "env": {}}])[0]
 
 
-def wait_ready(impl, proc, timeout) -> None:
-    import time
-    import urllib.request
-    deadline = time.monotonic() + timeout
-    target = url(impl, impl["readiness_path"])
-    while True:
-        if proc.poll() is not None:
-            fail(f"it exited with code {proc.returncode} while starting")
-        try:
-            with urllib.request.urlopen(target, timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            fail(f"{target} did not answer 200 within {timeout} s")
-        time.sleep(0.1)
+def start_app(impl, log) -> subprocess.Popen:
+    return apps.start_app(impl, port(impl), log, variant(impl).get("env", {}))
+
+
+def wait_ready(impl, proc, timeout, log) -> None:
+    apps.wait_ready(url(impl, impl["readiness_path"]), timeout, proc, log)
 
 
 def stop_app(proc) -> None:
-    stop_process(proc)
+    apps.stop_app(proc)
 
 
 def build(impl) -> None:
-    from cli.common import say
-    say(f"run: building {impl['name']} ({impl['build']}) ...")
-    result = subprocess.run(impl["build"], shell=True, cwd=impl["dir"], capture_output=True, text=True)
-    if result.returncode != 0:
-        last = (result.stderr or result.stdout).strip().splitlines()[-2:]
-        fail(f"building {impl['name']} failed ({impl['build']}): {' '.join(last)}")
+    apps.build(impl)
+
+
+def supports(impl: dict, api: str) -> bool:
+    """A manifest may list the API styles it implements; without the list, both."""
+    return api in impl.get("apis", ("rest", "graphql"))

@@ -1,0 +1,132 @@
+"""The parts of a run that need no app: order, profiles, pinning, trimming, flags, summary rows."""
+import csv
+
+import pytest
+
+from cli.run import case_numbers
+from cli.common import UserError
+from collect import metrics, pinning
+from collect.plan import key, load_cases, order, parse_key
+from collect.profiles import PROFILES
+
+
+def test_order_is_a_shuffled_permutation_per_iteration_and_repeats_with_its_seed():
+    first = order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 2, "case", seed=7)
+    assert first == order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 2, "case", seed=7)
+    assert first != order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 2, "case", seed=8)
+    assert len(first) == len(set(first)) == 144
+    one = [k for k in first if k.endswith("iter-01")]
+    assert first[:72] == one  # iteration 1 finishes before iteration 2 starts
+    natural = [f"{f}/{a}/case-{c:02d}/iter-01" for f in ("aspnet", "express")
+               for a in ("rest", "graphql") for c in range(1, 19)]
+    assert one != natural and sorted(one) == sorted(natural)
+
+
+def test_block_restarts_keep_each_framework_api_block_together():
+    keys = order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 1, "block", seed=3)
+    blocks = [k.rsplit("/", 2)[0] for k in keys]
+    changes = sum(1 for a, b in zip(blocks, blocks[1:]) if a != b)
+    assert changes == 3
+    assert [int(k.split("case-")[1][:2]) for k in keys[:18]] != list(range(1, 19))
+
+
+def test_keys_name_the_results_folders_and_parse_back():
+    cases = load_cases()
+    item = parse_key("express/graphql/case-08/iter-03", cases)
+    assert item == {"framework": "express", "api": "graphql", "case": 8, "requests": 250,
+                    "rows": 50, "joins": 0, "iteration": 3}
+    assert key(item) == "express/graphql/case-08/iter-03"
+
+
+def test_profiles():
+    smoke, quick, study = PROFILES["smoke"], PROFILES["quick"], PROFILES["study"]
+    assert smoke.threads(500) == 10 and smoke.threads(5) == 5
+    assert quick.threads(500) == 500 and quick.iterations == 1
+    assert study.iterations == 10 and study.restart == "case" and study.threads(250) == 250
+    assert smoke.with_iterations(3).iterations == 3 and smoke.iterations == 1
+    assert quick.rampup_s <= quick.warmup_s  # the plans require the ramp-up inside the warm-up
+
+
+@pytest.mark.parametrize("cores, sets", [
+    ([0, 1], {"app": [0], "db": [0], "jmeter": [1]}),
+    ([0, 1, 2], {"app": [0], "db": [1], "jmeter": [2]}),
+    (list(range(8)), {"app": [0, 1, 2, 3], "db": [4, 5], "jmeter": [6, 7]}),
+])
+def test_pinning_plans(cores, sets):
+    plan = pinning.plan(True, cores)
+    assert plan["applied"] and plan["cpus"] == sets
+    if len(cores) >= 3:
+        assert not set(sets["app"]) & set(sets["db"]) and not set(sets["db"]) & set(sets["jmeter"])
+
+
+def test_pinning_not_requested_or_impossible():
+    assert pinning.plan(False, [0, 1])["applied"] is False
+    assert pinning.plan(True, [0])["applied"] is False
+
+
+def test_children_started_inside_launching_on_inherit_the_cpu_set():
+    import os
+    import subprocess
+    before = os.sched_getaffinity(0)
+    target = [min(before)]
+    with pinning.launching_on(target):
+        child = subprocess.Popen(["sleep", "5"])
+    try:
+        assert os.sched_getaffinity(child.pid) == set(target)
+        assert os.sched_getaffinity(0) == before
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_trim_keeps_the_window_and_counts_from_its_start(tmp_path):
+    raw = tmp_path / "raw.csv"
+    raw.write_text("t_s,role,pid,cpu_pct,rss_kb\n0.5,app,1,10,100\n1.0,app,1,20,100\n"
+                   "2.0,app,1,30,100\n3.5,app,1,40,100\n")
+    metrics.trim(raw, tmp_path / "proc.csv", 1.0, 3.0)
+    assert (tmp_path / "proc.csv").read_text() == \
+        "t_s,role,pid,cpu_pct,rss_kb\n0.000,app,1,20,100\n1.000,app,1,30,100\n"
+    assert not raw.exists()
+
+
+def test_measured_window_leaves_out_warmup_samples(tmp_path):
+    jtl = tmp_path / "results.jtl"
+    jtl.write_text("timeStamp,elapsed,label,responseCode,success\n"
+                   "1000000,50,warmup GET /rest/comment/{id},200,true\n"
+                   "1002000,30,GET /rest/comment/{id},200,true\n"
+                   "1004000,100,GET /rest/comment/{id},200,true\n")
+    assert metrics.measured_window(jtl, 999.0) == pytest.approx((3.0, 5.1))
+
+
+def test_flags():
+    assert metrics.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 170.0}, 2) == []
+    assert metrics.flags({"errors": 2}, {"loadgen_cpu_mean_pct": 180.0}, 2) == \
+        ["errors", "loadgen_saturated"]
+    assert metrics.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 95.0}, 1) == ["loadgen_saturated"]
+
+
+def test_sampler_stats_and_summary_row(tmp_path):
+    proc = tmp_path / "proc.csv"
+    proc.write_text("t_s,role,pid,cpu_pct,rss_kb\n0.1,app,1,100.0,2048\n0.2,app,1,50.0,4096\n"
+                    "0.1,db,2,20.0,9000\n0.1,jmeter,3,80.0,1\n0.2,jmeter,3,120.0,1\n")
+    stats = metrics.sampler_stats(proc)
+    assert stats["cpu_peak_pct"] == 100.0 and stats["cpu_mean_pct"] == 75.0
+    assert stats["rss_peak_mb"] == 4.0 and stats["db_cpu_mean_pct"] == 20.0
+    assert stats["loadgen_cpu_peak_pct"] == 120.0 and stats["loadgen_cpu_mean_pct"] == 100.0
+    item = {"framework": "express", "api": "rest", "case": 1, "requests": 100, "rows": 1,
+            "joins": 0, "iteration": 1}
+    summary = tmp_path / "summary.csv"
+    metrics.append_summary(summary, metrics.summary_row(item, "ok", ["errors"], {"samples": 5}, stats))
+    metrics.append_summary(summary, metrics.summary_row(item, "failed", [], {}, {}))
+    with open(summary) as f:
+        lines = f.read().splitlines()
+    assert lines[0].split(",") == metrics.SUMMARY_HEADER
+    rows = list(csv.DictReader(lines))
+    assert rows[0]["flags"] == "errors" and rows[0]["samples"] == "5"
+    assert rows[1]["status"] == "failed" and rows[1]["samples"] == ""
+
+
+def test_case_numbers_take_lists_and_ranges():
+    assert case_numbers("1,4,7-9") == [1, 4, 7, 8, 9]
+    with pytest.raises(UserError):
+        case_numbers("1,x")

@@ -1,0 +1,45 @@
+"""`testbed verify`: does every implementation keep the contract in contract/?"""
+from pathlib import Path
+
+from cli.common import fail
+from cli.setup import ensure_debian
+
+
+def register(sub):
+    p = sub.add_parser("verify", help="check every implementation against the API contract",
+                       description="Start (or use the running) implementations found by their "
+                                   "framework.json and check golden responses, a 1,200-request "
+                                   "sample against the SQL rendering and each other, the bad-input "
+                                   "table, headers, and database statements per request.")
+    p.add_argument("--framework", action="append", metavar="F",
+                   help="verify only this framework (repeatable); default: all")
+    p.add_argument("--manifest", action="append", type=Path, default=[], metavar="PATH",
+                   help="also verify the implementation this framework.json describes "
+                        "(one outside the repository, e.g. in a test)")
+    p.add_argument("--fresh", action="store_true",
+                   help="start every implementation here (on a free port if its default is "
+                        "taken) rather than use one already running")
+    p.add_argument("--regenerate-golden", action="store_true",
+                   help="re-record contract/golden.json from the one --framework, after checking "
+                        "each response against the SQL rendering")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    ensure_debian("db", "python")
+    # Imported here: the checker needs a MySQL driver, which other commands must not require.
+    import pymysql
+    from contract.verify import regenerate, verify
+    try:
+        return _run(args, regenerate, verify)
+    except pymysql.MySQLError as e:
+        fail(f"the database failed during verify ({e.args[-1]}); check `./testbed db status` "
+             f"and run verify again.")
+
+
+def _run(args, regenerate, verify) -> int:
+    if args.regenerate_golden:
+        if args.framework and len(args.framework) > 1:
+            fail("--regenerate-golden records from one implementation: give one --framework.")
+        return regenerate(args.framework[0] if args.framework else None, args.manifest, args.fresh)
+    return verify(args.framework, args.manifest, args.fresh)

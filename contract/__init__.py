@@ -1,0 +1,4 @@
+"""The API contract as files (OpenAPI, SDL, bad-input table, golden responses) and its checker.
+
+`./testbed verify` (cli/verify.py) runs the checks in contract/verify.py against every folder with
+a framework.json; `python -m contract.golden` re-records the golden responses."""

@@ -1,0 +1,127 @@
+"""`./testbed verify`: run every check against every implementation and print one table."""
+from cli.common import database, fail, say
+from cli.db import start as start_database
+from contract import checks, golden
+from contract.calls import sample_calls
+from contract.client import Client
+from contract.expected import Renderer, connect, dataset
+from contract.statements import statements
+from contract.targets import acquire, select
+
+COLUMNS = ("golden", "sample", "agree", "bad-input", "headers", "statements")
+SHOWN_FAILURES = 3
+
+
+def same_dataset(loaded: dict | None, recorded: dict) -> None:
+    """Refuse to compare goldens recorded on other rows: every failure would be noise."""
+    if loaded != recorded:
+        have = "no data set" if not loaded else \
+            f"seed {loaded['seed']}, scale {loaded['scale']}, checksum {loaded['checksum'][:12]}…"
+        fail(f"the database holds {have}, but contract/golden.json was recorded on seed "
+             f"{recorded['seed']}, scale {recorded['scale']}, checksum {recorded['checksum'][:12]}…; "
+             f"load that data set (./testbed seed --scale {recorded['scale']}) to verify.")
+
+
+def check_one(target, recorded, calls, expectations, cases, conn) -> tuple[dict, list]:
+    client = Client(target.url)
+    say(f"verify: {target.name}: golden, sample, bad input, statements ...")
+    results = {"golden": checks.golden(client, recorded["responses"])}
+    results["sample"], responses = checks.sample(client, calls, expectations)
+    results["bad-input"] = checks.bad_input(client, cases)
+    results["statements"] = statements(client, conn, target.relay)
+    results["headers"] = checks.headers(client.seen)
+    client.close()
+    return results, responses
+
+
+def table(results: dict[str, dict]) -> str:
+    rows = [("implementation", *COLUMNS)] + [
+        (name, *(r[c].cell() for c in COLUMNS)) for name, r in results.items()]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+                     for row in rows)
+
+
+def details(results: dict[str, dict]) -> list[str]:
+    lines = []
+    for name, by_check in results.items():
+        for column in COLUMNS:
+            result = by_check[column]
+            for failure in result.failures[:SHOWN_FAILURES]:
+                lines += [f"{name} / {column}: {failure.what}",
+                          f"    expected: {failure.expected}",
+                          f"    got:      {failure.got}"]
+                if failure.note:
+                    lines.append(f"    {failure.note}")
+            if len(result.failures) > SHOWN_FAILURES:
+                lines.append(f"{name} / {column}: … and {len(result.failures) - SHOWN_FAILURES} more")
+    return lines
+
+
+def verify(names: list[str] | None, extra_manifests: list, fresh: bool = False) -> int:
+    db = start_database()
+    recorded = golden.load()
+    same_dataset(dataset(db), recorded["dataset"])
+    chosen = select(names, extra_manifests)
+    calls = sample_calls()
+    renderer = Renderer(db)
+    try:
+        expectations = [renderer.render(call) for call in calls]
+    finally:
+        renderer.close()
+    cases = checks.load_bad_input()
+    conn = connect(db)
+    results, responses, targets = {}, {}, []
+    try:
+        for manifest in chosen:
+            target = acquire(manifest, fresh)
+            targets.append(target)
+            results[target.name], responses[target.name] = check_one(
+                target, recorded, calls, expectations, cases, conn)
+    finally:
+        for target in targets:
+            target.release()
+        conn.close()
+    names = list(results)
+    for name in names:
+        others = [n for n in names if n != name]
+        results[name]["agree"] = checks.agree(calls, responses[name], responses[others[0]], others[0]) \
+            if others else checks.Result("agree", skipped="one implementation")
+    say("")
+    say(table(results))
+    failed = any(not r.passed for by_check in results.values() for r in by_check.values())
+    if failed:
+        say("")
+        for line in details(results):
+            say(line)
+    say(f"\nverify: {len(names)} implementation(s), {len(calls)} sampled calls, "
+        f"{len(recorded['responses'])} golden, {len(cases)} bad-input cases: "
+        + ("FAILED." if failed else "all checks pass."))
+    return 1 if failed else 0
+
+
+def regenerate(name: str | None, extra_manifests: list, fresh: bool = False) -> int:
+    db = start_database()
+    loaded = dataset(db)
+    if not loaded or (loaded["seed"], loaded["scale"]) != (1, 1):
+        fail("goldens are recorded on the seed 1, scale 1 data set; run ./testbed seed first.")
+    chosen = select([name] if name else None, extra_manifests)
+    if len(chosen) != 1:
+        fail("say which implementation to record from: --framework NAME.")
+    target = acquire(chosen[0], fresh)
+    renderer = Renderer(db)
+    try:
+        client = Client(target.url)
+        disagreements = golden.record(client, renderer, loaded, target.name)
+    finally:
+        renderer.close()
+        target.release()
+    if disagreements:
+        for failure in disagreements[:SHOWN_FAILURES]:
+            say(f"{failure.what}\n    SQL rendering: {failure.expected}\n    {target.name}: {failure.got}"
+                + (f"\n    {failure.note}" if failure.note else ""))
+        fail(f"{target.name} disagrees with the SQL rendering on {len(disagreements)} golden "
+             f"request(s) (above); contract/golden.json is unchanged.")
+    say(f"verify: wrote contract/golden.json: {len(golden.load()['responses'])} responses recorded "
+        f"from {target.name}, each equal to the SQL rendering.")
+    return 0

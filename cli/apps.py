@@ -56,15 +56,25 @@ def select(name: str) -> list[dict]:
 
 # --- building ----------------------------------------------------------------------------------
 
-def _source_hash(manifest: dict) -> str:
-    """Build command plus every source file's path and content, outputs excluded."""
-    digest = hashlib.sha256(manifest["build"].encode())
+def _source_files(manifest: dict):
+    """The files a build depends on: the manifest's optional `build_inputs` globs (e.g. a lock
+    file, when the build only installs packages), else every file outside the output folders."""
     base = Path(manifest["dir"])
+    if manifest.get("build_inputs"):
+        yield from sorted({p for pattern in manifest["build_inputs"] for p in base.glob(pattern)
+                           if p.is_file()})
+        return
     for folder, dirs, files in os.walk(base):
         dirs[:] = sorted(d for d in dirs if d not in OUTPUT_DIRS and not d.startswith(".git"))
-        for name in sorted(files):
-            path = Path(folder) / name
-            digest.update(str(path.relative_to(base)).encode() + b"\0" + path.read_bytes())
+        yield from (Path(folder) / name for name in sorted(files))
+
+
+def _source_hash(manifest: dict) -> str:
+    """Build command plus each input file's path and content."""
+    digest = hashlib.sha256(manifest["build"].encode())
+    base = Path(manifest["dir"])
+    for path in _source_files(manifest):
+        digest.update(str(path.relative_to(base)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -75,8 +85,10 @@ def _outputs(manifest: dict) -> list[str]:
 def build(manifest: dict, force: bool = False) -> bool:
     """Run the manifest's `build` in its folder unless nothing changed since the last build.
 
-    "Nothing changed" means the same build command and sources (a stamp under .testbed/build/)
-    and the output folders that build left are still there. Returns True if it built.
+    "Nothing changed" means the same build command and input files (a stamp under
+    .testbed/build/; see _source_files) and the output folders that build left are still there.
+    Returns True if it built. A needless rebuild is not harmless: `npm ci` empties node_modules
+    under any app still running from it.
     """
     stamp = BUILDS / f"{manifest['name']}.json"
     source = _source_hash(manifest)

@@ -135,3 +135,13 @@ def test_a_stale_pid_file_names_nothing(state):
     assert apps.running("ghost") is None
     apps.down()
     assert not (apps.RUN / "ghost.pid").exists()
+
+
+def test_build_inputs_narrow_what_triggers_a_build(state, manifest):
+    manifest["build_inputs"] = ["*.lock"]
+    (manifest["dir"] / "deps.lock").write_text("a")
+    assert apps.build(manifest) is True
+    (manifest["dir"] / "README.md").write_text("docs only")
+    assert apps.build(manifest) is False
+    (manifest["dir"] / "deps.lock").write_text("b")
+    assert apps.build(manifest) is True

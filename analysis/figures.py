@@ -7,6 +7,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display on servers and CI
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -31,6 +32,13 @@ def save(fig, path: Path, bottom: float = 0.0) -> Path:
     return path
 
 
+def log_scale(ax) -> None:
+    """Log y axis labelled in plain numbers (1, 2, 5, 10, 20, 50 …), not just powers of ten."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
+
+
 def footnote(fig, text: str) -> float:
     """Small print under the axes; returns the fraction of the figure height it needs."""
     lines = textwrap.wrap(text, width=int(fig.get_figwidth() * 15))
@@ -46,7 +54,7 @@ def study_figure(run: Run, agg: pd.DataFrame, sig: pd.DataFrame, spec: StudyFigu
     frameworks = ordered_frameworks(part["framework"])
     x = np.arange(len(cases))
     width = 0.8 / max(len(frameworks), 1)
-    fig, ax = plt.subplots(figsize=(max(6, 0.75 * len(cases) + 2), 5.2))
+    fig, ax = plt.subplots(figsize=(max(8, 0.75 * len(cases) + 2), 5.2))
     tops = np.zeros(len(cases))
     for i, framework in enumerate(frameworks):
         mine = part[part["framework"] == framework].set_index("case").reindex(cases["case"])
@@ -71,8 +79,8 @@ def study_figure(run: Run, agg: pd.DataFrame, sig: pd.DataFrame, spec: StudyFigu
     ax.set_title(f"Figure {spec.number} recomputed: {API_TITLE[spec.api]}, {metric.label} per case")
     ax.legend(loc="upper left")
     ax.grid(axis="y", alpha=0.3)
-    n = part["n"]
-    bottom = footnote(fig, f"Bars: mean over ok iterations (n = {n.min()}-{n.max()} per bar); error bars: 95 % "
+    n = f"{part['n'].min()}" + (f"-{part['n'].max()}" if part["n"].max() != part["n"].min() else "")
+    bottom = footnote(fig, f"Bars: mean over ok iterations (n = {n} per bar); error bars: 95 % "
                   f"t-interval (none when n = 1); * = {'/'.join(run.display_name(f) for f in PAIR)} "
                   "difference significant at p < 0.05.")
     return save(fig, path, bottom)
@@ -84,18 +92,18 @@ def percentiles_by_case(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Pa
     cases = part[CASE_COLUMNS].drop_duplicates().sort_values("case")
     x = np.arange(len(cases))
     styles = {"p50_ms": "-", "p90_ms": "-.", "p95_ms": "--", "p99_ms": ":"}
-    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(cases) + 3), 5.2))
+    fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(cases) + 3), 5.2))
     for i, framework in enumerate(ordered_frameworks(part["framework"])):
         for metric, style in styles.items():
             mine = part[(part["framework"] == framework) & (part["metric"] == metric)] \
                 .set_index("case").reindex(cases["case"])
             ax.plot(x, mine["mean"], style, marker="o", markersize=4, color=colour(framework, i),
                     label=f"{run.display_name(framework)} {metric[:3]}")
-    ax.set_yscale("log")
+    log_scale(ax)
     ax.set_xticks(x, [case_tick(*c) for c in cases.itertuples(index=False)], fontsize=8)
     ax.set_xlabel(CASE_AXIS)
-    ax.set_ylabel("Response time (ms, log scale)")
-    ax.set_title(f"{API_TITLE[api]} response-time percentiles per case (mean over iterations)")
+    ax.set_ylabel("Response time, mean over iterations (ms, log scale)")
+    ax.set_title(f"{API_TITLE[api]} response-time percentiles per case")
     ax.legend(ncol=2, fontsize=8)
     ax.grid(alpha=0.3, which="both")
     return save(fig, path)
@@ -118,7 +126,7 @@ def latency_curve(run: Run, api: str, case: int, label: str, path: Path) -> Path
             for it in iterations])
         ax.plot(q, np.percentile(elapsed, q), color=colour(framework, i),
                 label=f"{run.display_name(framework)} ({len(elapsed)} samples, {len(iterations)} iter.)")
-    ax.set_yscale("log")
+    log_scale(ax)
     ax.set_xlabel("Percentile of requests (%)")
     ax.set_ylabel("Response time (ms, log scale)")
     ax.set_title(f"{API_TITLE[api]} response-time distribution, {label}")

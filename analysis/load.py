@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from cli.jmeter import WARMUP_PREFIX
+
 SUMMARY_COLUMNS = [
     "framework", "api", "case", "requests", "rows", "joins", "iteration", "status", "flags",
     "samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms",
@@ -19,7 +21,7 @@ NUMBER_COLUMNS = SUMMARY_COLUMNS[SUMMARY_COLUMNS.index("samples"):]
 STATUSES = {"ok", "failed", "excluded"}
 APIS = ("rest", "graphql")
 PROC_COLUMNS = ["t_s", "role", "pid", "cpu_pct", "rss_kb"]
-JTL_COLUMNS = {"timeStamp", "elapsed", "success"}
+JTL_COLUMNS = {"timeStamp", "elapsed", "label", "success"}
 RUN_ID = re.compile(r"^\d{8}-\d{6}-[A-Za-z0-9_.-]+$")
 
 
@@ -163,7 +165,8 @@ def read_table(path: Path, required: set) -> pd.DataFrame:
 
 
 def load_jtl(path: Path) -> pd.DataFrame:
-    """JMeter's CSV JTL: the sample times (elapsed, ms) and whether each sample passed."""
+    """The measured samples of a JMeter CSV JTL (warm-up samples, labelled by the plans with
+    WARMUP_PREFIX, left out, as summary.csv leaves them out): elapsed ms and success."""
     jtl = read_table(path, JTL_COLUMNS)
     elapsed = pd.to_numeric(jtl["elapsed"], errors="coerce")
     if elapsed.isna().any():
@@ -171,7 +174,7 @@ def load_jtl(path: Path) -> pd.DataFrame:
         raise ResultFileError(path, f"line {line}: elapsed must be a number")
     jtl["elapsed"] = elapsed
     jtl["success"] = jtl["success"].astype(str).str.lower() == "true"
-    return jtl
+    return jtl[~jtl["label"].astype(str).str.startswith(WARMUP_PREFIX)].reset_index(drop=True)
 
 
 def load_proc(path: Path) -> pd.DataFrame:

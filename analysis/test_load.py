@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from analysis.load import ResultFileError, latest_run, load_run
+from analysis.load import ResultFileError, latest_run, load_jtl, load_run
 from analysis.report import write_report
 
 
@@ -88,3 +88,9 @@ def test_missing_proc_csv(run_dir):
     path = run_dir / "aspnet" / "graphql" / "case-18" / "iter-01" / "proc.csv"
     path.unlink()
     expect_error(run_dir, str(path), "missing")
+
+
+def test_jtl_leaves_out_warm_up_samples(run_dir):
+    jtl = load_jtl(run_dir / "aspnet" / "rest" / "case-18" / "iter-01" / "results.jtl")
+    assert len(jtl) == 16  # the file holds 3 warm-up samples of 5 s and more before these
+    assert jtl["elapsed"].max() < 5000 and jtl["success"].all()

@@ -12,6 +12,14 @@ namespace AspnetApi.Data;
 /// </summary>
 public sealed class ForumDatabase(DbDataSource dataSource)
 {
+    /// <summary>
+    /// MySql.Data 8.0.16 only looks asynchronous: its *Async methods block the calling thread, and
+    /// so does waiting for a free pooled connection. Queueing here, asynchronously, for one of the
+    /// pool's connections keeps at most PoolSize threads blocked in the driver, and lets the rest
+    /// wait without a thread, like requests queued in mysql2's pool.
+    /// </summary>
+    readonly SemaphoreSlim connections = new(DatabaseSettings.PoolSize, DatabaseSettings.PoolSize);
+
     const string CommentByIdSql =
         "SELECT comment_id, thread_id, user_id, body, datemade, datelastupdated FROM comment WHERE comment_id = ?";
     const string CommentsByLimitSql =
@@ -43,6 +51,19 @@ public sealed class ForumDatabase(DbDataSource dataSource)
     public async Task Ping() => await Query(PingSql, row => row.GetInt64(0));
 
     async Task<List<T>> Query<T>(string sql, Func<DbDataReader, T> read, params int[] parameters)
+    {
+        await connections.WaitAsync();
+        try
+        {
+            return await QueryOnPooledConnection(sql, read, parameters);
+        }
+        finally
+        {
+            connections.Release();
+        }
+    }
+
+    async Task<List<T>> QueryOnPooledConnection<T>(string sql, Func<DbDataReader, T> read, int[] parameters)
     {
         await using var connection = await dataSource.OpenConnectionAsync();
         await using var command = connection.CreateCommand();
@@ -95,7 +116,7 @@ public static class ForumDatabaseRegistration
     /// <summary>One data source (one pool) for the process, as one mysql2 pool on the Express side.</summary>
     public static IServiceCollection AddForumData(this IServiceCollection services, DatabaseSettings settings)
     {
-        services.AddSingleton(MySqlClientFactory.Instance.CreateDataSource(settings.ConnectionString()));
+        services.AddSingleton<DbDataSource>(MySqlClientFactory.Instance.CreateDataSource(settings.ConnectionString()));
         services.AddSingleton<ForumDatabase>();
         return services;
     }

@@ -1,0 +1,109 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using System.Reflection;
+using System.Text;
+
+[assembly: CollectionBehavior(DisableTestParallelization = true)]
+
+namespace AspnetApi.Tests;
+
+/// <summary>
+/// The built app as a real process on a free port, talking to the real database named by DB_*
+/// (the app's own defaults are the testbed's managed server). One process serves every test.
+/// </summary>
+public sealed class RunningApp : IAsyncLifetime
+{
+    public static string RepoRoot => Path.GetFullPath(Metadata("RepoRoot"));
+
+    public HttpClient Http { get; private set; } = null!;
+
+    Process? process;
+    readonly StringBuilder output = new();
+
+    public async Task InitializeAsync()
+    {
+        var dll = Path.GetFullPath(Metadata("AppDll"));
+        if (!File.Exists(dll))
+            throw new InvalidOperationException($"{dll} is missing: build the app first (dotnet build -c Release).");
+        var port = FreePort();
+        var start = new ProcessStartInfo("dotnet")
+        {
+            ArgumentList = { dll },
+            WorkingDirectory = Path.GetDirectoryName(dll)!,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        start.Environment["PORT"] = port.ToString();
+        process = Process.Start(start)!;
+        process.OutputDataReceived += (_, line) => Keep(line.Data);
+        process.ErrorDataReceived += (_, line) => Keep(line.Data);
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        Http = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}") };
+        await WaitUntilReady();
+    }
+
+    public Task DisposeAsync()
+    {
+        Http.Dispose();
+        if (process is { HasExited: false })
+        {
+            process.Kill();
+            process.WaitForExit();
+        }
+        process?.Dispose();
+        return Task.CompletedTask;
+    }
+
+    /// <summary>What the app printed so far: startup lines, warnings and errors only.</summary>
+    public string Output
+    {
+        get { lock (output) return output.ToString(); }
+    }
+
+    void Keep(string? line)
+    {
+        if (line is null) return;
+        lock (output) output.AppendLine(line);
+    }
+
+    async Task WaitUntilReady()
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(60);
+        while (true)
+        {
+            if (process!.HasExited)
+                throw new InvalidOperationException($"the app exited with {process.ExitCode}:\n{Output}");
+            try
+            {
+                using var response = await Http.GetAsync("/healthz");
+                if (response.StatusCode == HttpStatusCode.OK) return;
+            }
+            catch (HttpRequestException)
+            {
+                // not listening yet
+            }
+            if (DateTime.UtcNow > deadline)
+                throw new TimeoutException($"the app did not become ready (is the database up?):\n{Output}");
+            await Task.Delay(200);
+        }
+    }
+
+    static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
+    static string Metadata(string key) =>
+        typeof(RunningApp).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == key).Value!;
+}
+
+[CollectionDefinition(Name)]
+public sealed class AppCollection : ICollectionFixture<RunningApp>
+{
+    public const string Name = "app";
+}

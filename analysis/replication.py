@@ -111,7 +111,7 @@ def ratios(side: pd.DataFrame) -> pd.DataFrame:
     """ASP.NET Core / Express.js per api, case and metric, in the study and here."""
     a, b = PAIR
     wide = side.pivot_table(index=["api", "case", "study_metric", "unit"], columns="framework",
-                            values=["study", "mean"], aggfunc="first", dropna=False)
+                            values=["study", "mean"], aggfunc="first")
     out = pd.DataFrame(index=wide.index)
     out["study_ratio"] = wide[("study", a)] / wide[("study", b)]
     if ("mean", a) in wide.columns and ("mean", b) in wide.columns:

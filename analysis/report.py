@@ -59,10 +59,6 @@ def fmt_ci(mean, low, high, n, flagged) -> str:
     return text + (f" †{int(flagged)}" if flagged else "")
 
 
-def fmt_p(p) -> str:
-    return "–" if p is None or pd.isna(p) else f"{p:.2g}"
-
-
 def heaviest_case(run: Run) -> int:
     cases = tables.ok_rows(run)[tables.CASE_COLUMNS].drop_duplicates()
     if cases.empty:
@@ -173,9 +169,8 @@ def display_wide(run: Run, wide: pd.DataFrame, study: pd.DataFrame | None) -> pd
         if study is not None:
             shown[f"study {run.display_name(f)}"] = wide[f"study_{f}"].map(fmt) \
                 if f"study_{f}" in wide else "–"
-    shown["test"] = wide["test"].fillna("")
-    shown["p"] = wide["p"].map(fmt_p)
-    shown["difference"] = wide["result"].fillna("")
+    shown["difference (test)"] = [f"{r} ({t})" if t else r for r, t in
+                                   zip(wide["result"].fillna(""), wide["test"].fillna(""))]
     return shown
 
 
@@ -256,5 +251,6 @@ def replication_section(doc, run, side, ratios, apis) -> None:
                 row["study ratio A/E"] = fmt(ratio["study_ratio"].iloc[0]) if not ratio.empty else "–"
                 row["our ratio A/E"] = fmt(ratio["our_ratio"].iloc[0]) if not ratio.empty else "–"
                 rows.append(row)
-            doc.table(pd.DataFrame(rows), f"{'REST' if api == 'rest' else 'GraphQL'} {metric} vs ours "
-                                          f"{column}, in {unit}")
+            spec = next(t for t in STUDY_TABLES if t.api == api and t.study_metric == metric)
+            doc.table(pd.DataFrame(rows), f"Table {spec.number} ({spec.title.split(' (')[0]}) beside "
+                                          f"ours ({METRICS[column].label}), in {unit}")

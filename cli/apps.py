@@ -3,6 +3,7 @@
 Generic over the framework.json manifests (DESIGN §2): nothing here knows a framework by name.
 The run orchestrator imports build, start_app, wait_ready and stop_app to restart apps per case.
 """
+import fcntl
 import hashlib
 import json
 import os
@@ -90,6 +91,14 @@ def build(manifest: dict, force: bool = False) -> bool:
     Returns True if it built. A needless rebuild is not harmless: `npm ci` empties node_modules
     under any app still running from it.
     """
+    BUILDS.mkdir(parents=True, exist_ok=True)
+    # Suites and the orchestrator may build the same app at once; the second waits, then skips.
+    with open(BUILDS / f"{manifest['name']}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_locked(manifest, force)
+
+
+def _build_locked(manifest: dict, force: bool) -> bool:
     stamp = BUILDS / f"{manifest['name']}.json"
     source = _source_hash(manifest)
     if not force and stamp.exists():
@@ -101,10 +110,10 @@ def build(manifest: dict, force: bool = False) -> bool:
     result = subprocess.run(manifest["build"], shell=True, cwd=manifest["dir"],
                             capture_output=True, text=True)
     if result.returncode != 0:
+        stamp.unlink(missing_ok=True)
         last_lines = (result.stderr or result.stdout).strip().splitlines()[-2:]
         fail(f"building {manifest['name']} failed (`{manifest['build']}` exited with "
              f"{result.returncode}): {' '.join(last_lines)}")
-    BUILDS.mkdir(parents=True, exist_ok=True)
     stamp.write_text(json.dumps({"source": source, "outputs": _outputs(manifest)}))
     return True
 

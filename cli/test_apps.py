@@ -145,3 +145,12 @@ def test_build_inputs_narrow_what_triggers_a_build(state, manifest):
     assert apps.build(manifest) is False
     (manifest["dir"] / "deps.lock").write_text("b")
     assert apps.build(manifest) is True
+
+
+def test_concurrent_builds_run_the_build_once(state, manifest):
+    manifest["build"] = "sleep 1; mkdir -p out && echo built >> ../builds.log"
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda _: apps.build(manifest), range(3)))
+    assert sorted(results) == [False, False, True]
+    assert builds(manifest) == 1

@@ -15,6 +15,7 @@ Run `python3 jmeter-plans/generate.py` after changing this file; a test fails if
 plans differ from what it writes.
 """
 import argparse
+import copy
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -52,7 +53,8 @@ ASSERTION = r"""// Labels warm-up samples so statistics can leave them out, then
 // the API contract: a wrong answer (status, shape, row count, join) must count as an error.
 import groovy.json.JsonSlurper
 
-if (prev.getStartTime() < Long.parseLong(vars.get('MEASURE_FROM'))) {
+// testbed.measure_from is set by the prepare group just before the load starts.
+if (prev.getStartTime() < Long.parseLong(props.getProperty('testbed.measure_from', '9223372036854775807'))) {
     prev.setSampleLabel('warmup ' + prev.getSampleLabel())
 }
 String api = args[0], endpoint = args[1]
@@ -214,35 +216,60 @@ def endpoint_key(rows, joins):
     return ("user-" if int(joins) else "") + ("comment" if int(rows) == 1 else "comments")
 
 
-def thread_group(name, threads, body):
+def thread_group(name, threads, body, setup=False):
+    """Threads looping for WARMUP + DURATION seconds, or (setup) one thread, once, before them."""
     loop = ET.Element("elementProp", name="ThreadGroup.main_controller", elementType="LoopController",
                       guiclass="LoopControlPanel", testclass="LoopController", testname="Loop Controller")
-    loop.extend([prop("stringProp", "LoopController.loops", "-1"),
+    loop.extend([prop("stringProp", "LoopController.loops", "1" if setup else "-1"),
                  prop("boolProp", "LoopController.continue_forever", False)])
+    kind = "SetupThreadGroup" if setup else "ThreadGroup"
     group = element(
-        "ThreadGroup", "ThreadGroupGui", name,
-        prop("stringProp", "ThreadGroup.num_threads", threads),
-        prop("stringProp", "ThreadGroup.ramp_time", "${RAMPUP}"),
+        kind, kind + "Gui", name,
+        prop("stringProp", "ThreadGroup.num_threads", "1" if setup else threads),
+        prop("stringProp", "ThreadGroup.ramp_time", "0" if setup else "${RAMPUP}"),
         # Keeps each thread's keep-alive connection across iterations (no reconnect per request).
         prop("boolProp", "ThreadGroup.same_user_on_next_iteration", True),
         prop("stringProp", "ThreadGroup.on_sample_error", "continue"), loop,
-        prop("boolProp", "ThreadGroup.scheduler", True),
-        prop("stringProp", "ThreadGroup.duration", "${__intSum(${WARMUP},${DURATION})}"),
+        prop("boolProp", "ThreadGroup.scheduler", not setup),
+        prop("stringProp", "ThreadGroup.duration", "" if setup else "${__intSum(${WARMUP},${DURATION})}"),
         prop("stringProp", "ThreadGroup.delay", "0"),
         prop("boolProp", "ThreadGroup.delayedStart", False))
     return group, tree(*body)
 
 
-def plan(title, variables, groups, derived=None):
-    """A test plan: variables (names -> values), then thread groups as (element, hashTree) pairs."""
-    # A second variables element, because one element cannot refer to its own variables.
-    derived = {**(derived or {}),
-               # Evaluated once when the test starts: samples that start earlier are warm-up.
-               "MEASURE_FROM": "${__groovy(System.currentTimeMillis() + 1000L * Long.parseLong(vars.get('WARMUP')))}"}
-    derived_element = arguments("", derived)
-    derived_element.tag = "Arguments"
-    derived_element.attrib = {"guiclass": "ArgumentsPanel", "testclass": "Arguments",
-                              "testname": "Derived values (computed when the test starts)"}
+START_CLOCK = """// The load starts right after this: samples that start within WARMUP seconds are warm-up.
+props.put('testbed.measure_from', String.valueOf(System.currentTimeMillis() + 1000L * Long.parseLong(vars.get('WARMUP'))))
+"""
+
+
+def prepare_group(first_group):
+    """Before the load: one request like the load's first (it compiles the assertion, which can
+    take seconds on a busy machine), then start the warm-up clock (see ASSERTION)."""
+    script = element("JSR223PreProcessor", "TestBeanGUI", "start the warm-up clock",
+                     prop("stringProp", "scriptLanguage", "groovy"), prop("stringProp", "parameters", ""),
+                     prop("stringProp", "filename", ""), prop("stringProp", "cacheKey", "true"),
+                     prop("stringProp", "script", START_CLOCK))
+    go = element("TestAction", "TestActionGui", "then start the load", prop("intProp", "ActionProcessor.action", 1),
+                 prop("intProp", "ActionProcessor.target", 0), prop("stringProp", "ActionProcessor.duration", "0"))
+    children = copy.deepcopy(first_group[1])
+    body = list(zip(children[0::2], children[1::2]))
+    return thread_group("prepare: one request then start the clock", "1", [*body, (go, tree((script, None)))],
+                        setup=True)
+
+
+def plan(title, variables, groups, derived=None, prepare=True):
+    """A test plan: variables (names -> values), derived variables (computed from those when the
+    test starts: one element cannot refer to its own), then thread groups as (element, hashTree)
+    pairs, preceded by the prepare group unless prepare is False."""
+    config = []
+    if derived:
+        derived_element = arguments("", derived)
+        derived_element.tag = "Arguments"
+        derived_element.attrib = {"guiclass": "ArgumentsPanel", "testclass": "Arguments",
+                                  "testname": "Derived values (computed when the test starts)"}
+        config.append((derived_element, None))
+    if prepare:
+        groups = [prepare_group(groups[0]), *groups]
     test_plan = element(
         "TestPlan", "TestPlanGui", title, prop("stringProp", "TestPlan.comments", HOW_TO_RUN),
         prop("boolProp", "TestPlan.functional_mode", False),
@@ -250,7 +277,7 @@ def plan(title, variables, groups, derived=None):
         arguments("TestPlan.user_defined_variables", variables))
     root = ET.Element("jmeterTestPlan", version="1.2", properties="5.0", jmeter="5.6.3")
     root.append(tree((test_plan, tree(
-        (derived_element, None), (http_defaults(), None), (headers({"Accept": "application/json"}), None),
+        *config, (http_defaults(), None), (headers({"Accept": "application/json"}), None),
         (csv_data_set("comment ids", "${COMMENT_IDS}", "comment_id"), None),
         (csv_data_set("user ids", "${USER_IDS}", "user_id"), None),
         *groups))))

@@ -64,7 +64,7 @@ def test_every_plan_loads_in_jmeter(tmp_path, launcher):
                    prop("intProp", "ActionProcessor.target", 2), prop("stringProp", "ActionProcessor.duration", "0"))
     loader = tmp_path / "loader.jmx"
     loader.write_text(plan("load every plan", generate.timing(str(IDS)),
-                           [thread_group("loader", "1", [(stop, generate.tree((script, None)))])]))
+                           [thread_group("loader", "1", [(stop, generate.tree((script, None)))])], prepare=False))
     plans = sorted(PLANS.rglob("*.jmx"))
     (tmp_path / "plans.txt").write_text("".join(f"{p}\n" for p in plans))
     report = tmp_path / "report.txt"
@@ -75,6 +75,7 @@ def test_every_plan_loads_in_jmeter(tmp_path, launcher):
     found = dict(line.split(" ", 1) for line in report.read_text().splitlines())
     assert set(found) == {str(p) for p in plans}
     for path, counts in found.items():
-        # thread groups, HTTP samplers, assertions (one per sampler), CSV data sets
+        # thread groups (prepare + load), HTTP samplers (4 endpoints in the parametrized plans,
+        # one in the standalone ones, each also in the prepare group), assertions, CSV data sets
         parametrized = "standalone" not in path
-        assert counts == ("1 4 4 2" if parametrized else "1 1 1 2"), f"{path}: {counts}"
+        assert counts == ("2 8 8 2" if parametrized else "2 2 2 2"), f"{path}: {counts}"

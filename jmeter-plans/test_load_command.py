@@ -1,0 +1,81 @@
+"""`./testbed load` and the parametrized plans, run for real."""
+import json
+import os
+import re
+import subprocess
+
+import pandas as pd
+import pytest
+
+from cli import load
+from cli.common import IDS, ROOT
+from cli.isolated import free_port
+from cli.jmeter import plan_command, summarize_jtl
+
+
+def run_load(*args, results):
+    env = {**os.environ, "TESTBED_RESULTS": str(results)}
+    return subprocess.run([str(ROOT / "testbed"), "load", *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--framework", "nope", "--api", "rest", "--case", "1"], "no framework named 'nope'"),
+    (["--framework", "{f}", "--api", "soap", "--case", "1"], "--api must be rest or graphql"),
+    (["--framework", "{f}", "--api", "rest", "--case", "19"], "there is no case 19"),
+    (["--framework", "{f}", "--api", "rest", "--case", "1", "--threads", "0"], "--threads must be at least 1"),
+    (["--framework", "{f}", "--api", "rest", "--case", "1", "--warmup", "2", "--rampup", "3"], "--rampup must be"),
+    (["--framework", "{f}", "--api", "rest", "--case", "1", "--port", "70000"], "--port must be"),
+    (["--framework", "{f}", "--api", "rest", "--case", "1", "--port", "{closed}"], "is not answering"),
+])
+def test_bad_input_is_one_clear_line_and_runs_nothing(tmp_path, implementations, args, message):
+    name = sorted(implementations)[0]
+    args = [a.format(f=name, closed=free_port()) for a in args]
+    result = run_load(*args, results=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    assert not (tmp_path / "load").exists()
+
+
+def test_load_prints_one_summary_keeps_the_jtl_and_writes_the_dashboard(tmp_path, implementations):
+    name = sorted(implementations)[0]
+    result = run_load("--framework", name, "--api", "rest", "--case", "5", "--threads", "2", "--warmup", "3",
+                     "--duration", "2", "--port", str(implementations[name]), "--dashboard", results=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert re.fullmatch(r"\d+ requests, 0 errors \(0\.00%\), [\d.]+ req/s, mean [\d.]+ ms, "
+                        r"p95 [\d.]+ ms, max \d+ ms -> .*/", lines[1]), lines
+    [folder] = (tmp_path / "load").iterdir()
+    assert re.fullmatch(rf"\d{{8}}-\d{{6}}-{name}-rest-case-05", folder.name)
+    record = json.loads((folder / "load.json").read_text())
+    assert record["rows"] == 50 and record["joins"] == 1 and record["settings"]["threads"] == 2
+    jtl = pd.read_csv(folder / "results.jtl", dtype=str)
+    measured = jtl[~jtl["label"].str.startswith("warmup ")]
+    assert set(measured["label"]) == {"GET /rest/user/{id}/comments/50"}
+    assert (jtl["label"].str.startswith("warmup ")).any(), "the warm-up left no labelled samples"
+    # Our summary of the measured window agrees with JMeter's own dashboard of it.
+    mine = summarize_jtl(folder / "results.jtl")
+    assert record["summary"] == mine
+    theirs = json.loads((folder / "dashboard" / "statistics.json").read_text())["Total"]
+    assert mine["samples"] == theirs["sampleCount"] == len(measured) and mine["errors"] == theirs["errorCount"]
+    for key, their_key in [("mean_ms", "meanResTime"), ("min_ms", "minResTime"), ("max_ms", "maxResTime"),
+                           ("p50_ms", "medianResTime"), ("p90_ms", "pct1ResTime"), ("p95_ms", "pct2ResTime"),
+                           ("p99_ms", "pct3ResTime"), ("throughput_rps", "throughput")]:
+        assert mine[key] == pytest.approx(theirs[their_key], abs=0.01), key
+
+
+def test_runs_never_overwrite_each_other(tmp_path, monkeypatch):
+    monkeypatch.setenv("TESTBED_RESULTS", str(tmp_path))
+    first, second = load.new_folder("x", "rest", 1), load.new_folder("x", "rest", 1)
+    assert first != second and first.is_dir() and second.is_dir()
+
+
+def test_the_parametrized_plan_picks_the_endpoint_and_counts_a_closed_port_as_errors(tmp_path, launcher):
+    jtl = tmp_path / "closed.jtl"
+    cmd = plan_command("graphql", 3, "127.0.0.1", free_port(), 2, 0, 0, 1, jtl, IDS, tmp_path / "jmeter.log",
+                       jmeter=launcher)
+    assert subprocess.run(cmd, capture_output=True, timeout=120).returncode == 0
+    summary = summarize_jtl(jtl)
+    assert summary["samples"] > 0 and summary["errors"] == summary["samples"]
+    labels = set(pd.read_csv(jtl, dtype=str)["label"])
+    assert labels == {"POST /graphql CommentsByLimit 100", "warmup POST /graphql CommentsByLimit 100"}

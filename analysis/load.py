@@ -155,7 +155,7 @@ def read_table(path: Path, required: set) -> pd.DataFrame:
     if not path.is_file():
         raise ResultFileError(path, "missing")
     try:
-        table = pd.read_csv(path, low_memory=False)
+        table = pd.read_csv(path, usecols=lambda c: c in required, low_memory=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise ResultFileError(path, f"not a readable CSV ({str(e).strip()})") from None
     missing = required - set(table.columns)

@@ -163,7 +163,8 @@ def judge(claim: Claim, sig: pd.DataFrame) -> Verdict:
     total = len(cells)
     tally = f"{agree} agree, {oppose} opposite, {ns} not significant, {unjudged} cannot be judged"
     if total == 0:
-        verdict, why = INCONCLUSIVE, "the run has none of the claim's cases"
+        verdict, why = INCONCLUSIVE, ("the run has none of the claim's cases with both "
+                                      "frameworks measured")
     elif oppose >= NOT_REPRODUCED_SHARE * total:
         verdict, why = NOT_REPRODUCED, f"significantly opposite in {oppose} of {total} cells ({tally})"
     elif oppose == 0 and agree >= claim.share * total:

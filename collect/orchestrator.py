@@ -298,33 +298,9 @@ class Run:
         progress.phase("warm-up + measure")
         t0 = time.time()
         jtl = folder / "results.jtl"
-        with pinning.launching_on(self.cpus.get("jmeter")):
-            jm = parts.start_load(self.impls[framework], item, threads, self.profile, jtl,
-                                  folder / "jmeter.log", self.jmeter_home)
-        jvm = java_pid(jm.pid)
-        record["pids"]["jmeter"] = jvm
-        write_json(folder / "run.json", record)  # still running: the pids say who is measured
-        loadgen_cores = pinning.cores_of(jvm)
         raw = folder / "raw"
         raw.mkdir()
-        samplers = Samplers({"app": app.pid, "db": dbp, "jmeter": jvm}, raw, t0)
-        crashed = None
-        try:
-            limit = time.monotonic() + self.profile.rampup_s + self.profile.warmup_s + \
-                self.profile.duration_s + 120
-            while jm.poll() is None:
-                if app.poll() is not None:
-                    crashed = app.returncode
-                    parts.stop_process(jm)
-                    break
-                if time.monotonic() > limit:
-                    parts.stop_process(jm)
-                    break
-                time.sleep(0.1)
-        finally:
-            samplers.stop()
-            if jm.poll() is None:
-                parts.stop_process(jm)
+        jm, crashed, loadgen_cores = self.measure(item, record, threads, jtl, raw, t0, dbp)
         copy_log(log, log_start, folder / "app.log")
         if crashed is None and app.poll() is not None:
             crashed = app.returncode
@@ -338,7 +314,9 @@ class Run:
             shutil.rmtree(raw)
             if not db_alive(self.db):
                 raise DatabaseDown(f"the database ({self.db.describe()}) went down during {key(item)}")
-            return self.record_failure(item, record, f"JMeter exited with code {jm.returncode}",
+            reason = ("JMeter did not finish in time and was stopped" if record.get("jmeter_timeout")
+                      else f"JMeter exited with code {jm.returncode}")
+            return self.record_failure(item, record, reason,
                                        log_tail(folder / "jmeter.log"), {}, {})
         summary = parts.summarize(jtl)
         if not summary.get("samples"):
@@ -367,6 +345,39 @@ class Run:
         return (f"{summary.get('samples')} samples, {summary.get('errors')} errors, "
                 f"{fmt(summary.get('throughput_rps'))} req/s, mean {fmt(summary.get('mean_ms'))} ms, "
                 f"app CPU {fmt(stats.get('cpu_mean_pct'))} %" + (f"  FLAGGED: {', '.join(flags)}" if flags else ""))
+
+    def measure(self, item, record, threads, jtl, raw, t0, dbp):
+        """JMeter's warm-up and measured window with both samplers running; whatever happens
+        (a crash, Ctrl-C), JMeter and the samplers are stopped before this returns."""
+        folder = self.item_dir(item)
+        app = self.app[1]
+        jm = samplers = None
+        crashed = None
+        try:
+            with pinning.launching_on(self.cpus.get("jmeter")):
+                jm = parts.start_load(self.impls[item["framework"]], item, threads, self.profile,
+                                      jtl, folder / "jmeter.log", self.jmeter_home)
+            jvm = java_pid(jm.pid)
+            loadgen_cores = pinning.cores_of(jvm)  # the CPU set it runs on: pinned, or all
+            record["pids"]["jmeter"] = jvm
+            write_json(folder / "run.json", record)  # still running: the pids say who is measured
+            samplers = Samplers({"app": app.pid, "db": dbp, "jmeter": jvm}, raw, t0)
+            limit = time.monotonic() + self.profile.rampup_s + self.profile.warmup_s + \
+                self.profile.duration_s + 120
+            while jm.poll() is None:
+                if app.poll() is not None:
+                    crashed = app.returncode
+                    break
+                if time.monotonic() > limit:
+                    record["jmeter_timeout"] = True
+                    break
+                time.sleep(0.1)
+        finally:
+            if samplers:
+                samplers.stop()
+            if jm and jm.poll() is None:
+                parts.stop_process(jm)
+        return jm, crashed, loadgen_cores
 
     def record_failure(self, item, record, reason, tail, summary, stats) -> str:
         self.record_outcome(item, record, "failed", reason, tail, summary, stats)

@@ -1,12 +1,8 @@
 """What the JMeter tests share: the JMeter launcher, the implementations (started here, each on a
 free port, from its framework.json), and a fake server that answers right or breaks the contract."""
 import json
-import os
 import re
-import subprocess
 import sys
-import time
-import urllib.request
 from contextlib import ExitStack, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -14,8 +10,8 @@ from threading import Thread
 
 import pytest
 
-from cli import jmeter
-from cli.common import LOGS, database, manifests
+from cli import apps, jmeter
+from cli.common import LOGS, UserError, manifests
 from cli.isolated import free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -27,44 +23,27 @@ def launcher():
 
 
 @contextmanager
-def started(manifest, log_dir: Path):
-    """One implementation from its manifest, on a free port, until the block ends."""
+def started(manifest):
+    """One implementation (built if its sources changed), on a free port, until the block ends."""
+    apps.build(manifest)
     port = free_port()
-    env = {**os.environ, **database().api_env(), **manifest.get("env", {}), manifest["port_env"]: str(port)}
-    log = open(log_dir / f"{manifest['name']}.log", "w")
-    proc = subprocess.Popen(manifest["start"], cwd=manifest["dir"], env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}{manifest['readiness_path']}"
+    log = LOGS / f"jmeter-tests-{manifest['name']}.log"
+    proc = apps.start_app(manifest, port, log)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"{manifest['name']} exited with {proc.returncode} at start (is it built? "
-                            f"`{manifest['build']}`); see {log.name}")
-            try:
-                with urllib.request.urlopen(url, timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"{manifest['name']} not ready at {url} after 90 s; see {log.name}")
-            time.sleep(0.3)
+        apps.wait_ready(apps.url(manifest, port, manifest["readiness_path"]), proc=proc, log_path=log)
         yield port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        apps.stop_app(proc)
 
 
 @pytest.fixture(scope="session")
 def implementations():
     """{name: port} of every implementation with a framework.json, started for this session."""
-    LOGS.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
-        yield {m["name"]: stack.enter_context(started(m, LOGS)) for m in manifests()}
+        try:
+            yield {m["name"]: stack.enter_context(started(m)) for m in manifests()}
+        except UserError as e:
+            pytest.fail(str(e))
 
 
 FIELDS = {"CommentById": "commentById", "CommentsByLimit": "commentsByLimit",

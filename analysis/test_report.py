@@ -1,14 +1,16 @@
 import re
+import shutil
 import subprocess
+from pathlib import Path
 
 import matplotlib.image
 import pytest
 
+from analysis.conftest import FIXTURE_RESULTS, HAND_RUN
 from analysis.load import ResultFileError
 from analysis.report import write_report
-from analysis.conftest import HAND_RUN
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ["figure14_rest_cpu_peak_pct", "figure15_rest_rss_peak_mb", "figure16_rest_mean_ms",
            "figure17_graphql_cpu_peak_pct", "figure18_graphql_rss_peak_mb", "figure19_graphql_mean_ms",
            "percentiles_rest", "percentiles_graphql", "latency_curve_rest_case18",
@@ -17,8 +19,6 @@ FIGURES = ["figure14_rest_cpu_peak_pct", "figure15_rest_rss_peak_mb", "figure16_
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    import shutil
-    from analysis.conftest import FIXTURE_RESULTS
     results = tmp_path_factory.mktemp("r") / "results"
     shutil.copytree(FIXTURE_RESULTS, results)
     return write_report(results / HAND_RUN)

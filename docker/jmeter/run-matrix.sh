@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the study's matrix (DESIGN §5) from the jmeter container against the API containers: every
 # case x API x framework, with the project's parametrized plans (jmeter-plans/rest.jmx,
-# graphql.jmx) and the seeder's id files. One JTL per run under RESULTS/RUN_ID/, laid out like
+# graphql.jmx, with testbed.properties for the JTL format, as ./testbed run passes them) and the
+# seeder's id files. One JTL per run under RESULTS/RUN_ID/, laid out like
 # ./testbed run's results: <framework>/<api>/case-NN/iter-NN/results.jtl.
 #
 # Settings, all from the environment (docker-compose.yml passes them from .env):
@@ -71,7 +72,9 @@ check_settings() {
         case $api in rest | graphql) ;; *) fail "unknown API '$api' in APIS; known: rest,graphql." ;; esac
         [ -f "$PLANS/$api.jmx" ] || fail "$PLANS/$api.jmx is missing (mount jmeter-plans/ at $PLANS)."
     done
-    [ -f "$PLANS/cases.csv" ] || fail "$PLANS/cases.csv is missing (mount jmeter-plans/ at $PLANS)."
+    for file in cases.csv testbed.properties; do
+        [ -f "$PLANS/$file" ] || fail "$PLANS/$file is missing (mount jmeter-plans/ at $PLANS)."
+    done
     if [ "$CASES" != all ]; then
         for case in $(words "$CASES"); do
             whole_number CASES "$case"
@@ -133,11 +136,11 @@ run_one() { # framework api iteration case requests rows joins
     if [ -n "$THREAD_CAP" ] && [ "$threads" -gt "$THREAD_CAP" ]; then threads=$THREAD_CAP; fi
     dir=$RESULTS/$RUN_ID/$1/$2/case-$(printf %02d "$4")/iter-$(printf %02d "$3")
     label="$1 $2 case $4 iteration $3"
-    set -- jmeter -n -t "$PLANS/$2.jmx" -l "$dir/results.jtl" -j "$dir/jmeter.log" \
-        -Jhost="$host" -Jport="$port" -Jthreads="$threads" -Jrows="$6" -Jjoins="$7" \
-        -Jrampup="$RAMPUP_S" -Jwarmup="$WARMUP_S" -Jduration="$DURATION_S" \
-        -Jcomment_ids="$IDS/comment_ids.csv" -Juser_ids="$IDS/user_ids.csv" \
-        -Jjmeter.save.saveservice.output_format=csv
+    set -- jmeter -n -t "$PLANS/$2.jmx" -q "$PLANS/testbed.properties" \
+        -l "$dir/results.jtl" -j "$dir/jmeter.log" \
+        -Jhost="$host" -Jport="$port" -Jthreads="$threads" -Jrampup="$RAMPUP_S" \
+        -Jwarmup="$WARMUP_S" -Jduration="$DURATION_S" -Jrows="$6" -Jjoins="$7" \
+        -Jcomment_ids="$IDS/comment_ids.csv" -Juser_ids="$IDS/user_ids.csv"
     if [ -n "$DRY_RUN" ]; then
         echo "$*"
         return

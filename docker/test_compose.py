@@ -1,0 +1,320 @@
+"""Static checks of docker-compose.yml, its Dockerfiles and files: no Docker engine is needed (the
+project's machines have none), so nothing here builds or starts a container."""
+import json
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from cli import apps, jmeter
+from cli.common import IDS, ROOT, manifests
+from cli.isolated import free_port
+from compose_files import (COMPOSE, VARIABLE, build_context, cnf_options, context_files,
+                           copy_arguments, dockerfile_of, dockerfiles, env_example, grants,
+                           instructions, raw_compose, services, stages, targets)
+
+RUNNER = ROOT / "docker" / "jmeter" / "run-matrix.sh"
+# DESIGN §6: default ports, in the containers too; MySQL on its own default inside its network.
+DESIGN_PORTS = {"aspnet": 5000, "express": 3000}
+API_SERVICES = {"aspnet": "aspnet-api", "express": "express-api"}
+MYSQL_PORT = 3306
+# Options of db/my.cnf that docker/mysql/my.cnf leaves out on purpose (explained in its header).
+MYSQL_LEFT_OUT = {"bind_address", "port", "query_cache_type", "query_cache_size"}
+MYSQL_ADDED = {"mysql_native_password", "tls_version"}
+SECRET_NAME = re.compile(r"PASS|PWD|SECRET|TOKEN|CREDENTIAL|PRIVATE", re.I)
+
+
+def by_manifest() -> dict:
+    """framework name -> (manifest, service name, service), matched by build context."""
+    found = {}
+    for manifest in manifests():
+        for name, service in services().items():
+            if build_context(service) == manifest["dir"].resolve():
+                found[manifest["name"]] = (manifest, name, service)
+    return found
+
+
+def run_runner(tmp_path, path=None, **env) -> subprocess.CompletedProcess:
+    """docker/jmeter/run-matrix.sh with the jmeter service's environment, the project's plans
+    and id files, and `env` on top."""
+    runner_env = services()["jmeter"]["environment"]
+    full = {"PATH": path or os.environ["PATH"], "PLANS": str(ROOT / "jmeter-plans"), "IDS": str(IDS),
+            "RESULTS": str(tmp_path), **{k: str(v) for k, v in runner_env.items()}, **env}
+    return subprocess.run(["sh", str(RUNNER)], env=full, capture_output=True, text=True, timeout=120)
+
+
+# ---------------------------------------------------------------- the compose file
+
+def test_compose_file_parses_and_defines_the_whole_testbed():
+    assert set(services()) == {"mysql", "seed", "aspnet-api", "express-api", "jmeter"}
+    assert services()["mysql"]["image"].startswith("mysql:8.4."), "the study's database is MySQL"
+    assert services()["jmeter"]["profiles"] == ["bench"], "the runner must not start on `up`"
+
+
+def test_both_manifests_exist_and_have_a_service():
+    found = by_manifest()
+    missing = set(API_SERVICES) - set(found)
+    assert not missing, f"no framework.json (or no compose service built from it) for {missing}"
+    assert {name: service for name, (_, service, _) in found.items()} == API_SERVICES
+
+
+@pytest.mark.parametrize("framework", sorted(API_SERVICES))
+def test_api_ports_environment_and_start_agree_with_manifest_and_design(framework):
+    manifest, name, service = by_manifest()[framework]
+    port = DESIGN_PORTS[framework]
+    assert manifest["default_port"] == port
+    env = service["environment"]
+    assert env[manifest["port_env"]] == str(port)
+    assert any(str(p).endswith(f":{port}:{port}") for p in service["ports"]), service["ports"]
+    for key, value in manifest["env"].items():
+        assert env.get(key) == value, f"{name} must run with the manifest's {key}={value}"
+    assert {k: env[k] for k in ("DB_HOST", "DB_PORT", "DB_NAME", "DB_USER")} == {
+        "DB_HOST": "mysql", "DB_PORT": str(MYSQL_PORT), "DB_NAME": "forum", "DB_USER": "forum_api"}
+    assert env["DB_PASSWORD"] == env_example()["DB_API_PASSWORD"]
+    probe = " ".join(service["healthcheck"]["test"])
+    assert f"/dev/tcp/127.0.0.1/{port}" in probe and f"GET {manifest['readiness_path']} " in probe
+
+    final = stages(dockerfile_of(service))[-1]["steps"]
+    exposed = [rest for keyword, rest in final if keyword == "EXPOSE"]
+    assert exposed == [str(port)]
+    command = [json.loads(rest) for keyword, rest in final if keyword in ("CMD", "ENTRYPOINT")][-1]
+    start = manifest["start"]
+    assert command[0] == start[0] and PurePosixPath(command[-1]).name == PurePosixPath(start[-1]).name
+
+
+def test_jmeter_targets_are_the_api_services_and_manifests():
+    expected = {framework: (service, manifest["default_port"],
+                            manifest.get("apis", ["rest", "graphql"]))
+                for framework, (manifest, service, _) in by_manifest().items()}
+    assert targets() == expected
+    depends = services()["jmeter"]["depends_on"]
+    assert all(depends[s]["condition"] == "service_healthy" for s in API_SERVICES.values())
+
+
+def test_both_apis_get_the_same_limits_from_one_place():
+    limited = [services()[s] for s in API_SERVICES.values()]
+    keys = ("cpus", "mem_limit", "memswap_limit")
+    assert all(s.get(k) not in (None, "") for s in limited for k in keys)
+    assert [{k: s[k] for k in keys} for s in limited] == [{k: limited[0][k] for k in keys}] * 2
+    text = COMPOSE.read_text()
+    assert len(re.findall(r"^\s+cpus:", text, re.M)) == 1, "set cpus only in x-api-limits"
+    assert len(re.findall(r"^\s+mem_limit:", text, re.M)) == 1, "set mem_limit only in x-api-limits"
+    assert text.count("<<: *api-limits") == 2
+
+
+def test_every_service_has_a_healthcheck():
+    for name, service in services().items():
+        check = service.get("healthcheck") or {}
+        assert not check.get("disable") and check.get("test") not in (None, [], ["NONE"]), name
+
+
+def test_seed_is_one_shot_and_what_needs_its_data_waits_for_it():
+    seed = services()["seed"]
+    assert seed["restart"] == "no"
+    assert seed["depends_on"]["mysql"]["condition"] == "service_healthy"
+    assert seed["environment"]["DB_USER"] == "forum_seed"
+    assert services()["jmeter"]["depends_on"]["seed"]["condition"] == "service_completed_successfully"
+    assert "ids:/ids" in seed["volumes"] and "ids:/ids:ro" in services()["jmeter"]["volumes"]
+
+
+def test_env_example_covers_every_variable_and_passwords_only_come_from_it():
+    used = {m.group(1) for m in VARIABLE.finditer(COMPOSE.read_text())}
+    assert used - set(env_example()) == set()
+    for name, service in raw_compose()["services"].items():
+        for key, value in (service.get("environment") or {}).items():
+            if SECRET_NAME.search(key):
+                assert VARIABLE.fullmatch(str(value)), f"{name}: {key} must come from .env"
+
+
+def test_read_only_mounts_exist():
+    for name, service in services().items():
+        for volume in service.get("volumes", []):
+            source, target, *mode = volume.split(":")
+            if source.startswith(".") and mode == ["ro"]:
+                assert (ROOT / source).exists(), f"{name} mounts {source}, which does not exist"
+
+
+def test_jmeter_plans_take_the_properties_the_runner_passes():
+    passed = set(re.findall(r"-J(\w+)=", RUNNER.read_text())) - {"jmeter"}
+    for api in ("rest", "graphql"):
+        plan = (ROOT / "jmeter-plans" / f"{api}.jmx").read_text()
+        read = set(re.findall(r"__P\((\w+)", plan))
+        assert passed <= read, f"{api}.jmx does not read -J{sorted(passed - read)}"
+
+
+# ---------------------------------------------------------------- MySQL
+
+def test_mysql_settings_are_the_managed_servers_for_mysql_8():
+    managed = cnf_options(ROOT / "db" / "my.cnf")
+    container = cnf_options(ROOT / "docker" / "mysql" / "my.cnf")
+    assert {k: v for k, v in managed.items() if k not in MYSQL_LEFT_OUT} == {
+        k: v for k, v in container.items() if k not in MYSQL_ADDED}
+    assert not any(k.startswith("query_cache") for k in container), "MySQL 8 has no query cache"
+    assert container["mysql_native_password"] == "ON" and container["tls_version"] == "''"
+    mounts = services()["mysql"]["volumes"]
+    assert "./docker/mysql/my.cnf:/etc/mysql/conf.d/testbed.cnf:ro" in mounts
+
+
+def test_mysql_accounts_match_db_accounts_for_any_host():
+    script = ROOT / "docker" / "mysql" / "accounts.sh"
+    managed = {user: p for (user, _), p in grants((ROOT / "db" / "accounts.sql").read_text()).items()}
+    container = grants(script.read_text())
+    assert container == {(user, "%"): p for user, p in managed.items()}
+    assert not os.access(script, os.X_OK), "the entrypoint must source it (docker_process_sql)"
+    init = sorted(v.split(":")[1] for v in services()["mysql"]["volumes"] if "initdb.d" in v)
+    assert init == ["/docker-entrypoint-initdb.d/10-schema.sql", "/docker-entrypoint-initdb.d/20-accounts.sh"]
+    assert "./db/schema.sql:/docker-entrypoint-initdb.d/10-schema.sql:ro" in services()["mysql"]["volumes"]
+
+
+# ---------------------------------------------------------------- Dockerfiles
+
+def test_every_image_is_pinned_and_never_latest():
+    images = [s["image"] for s in services().values() if "image" in s]
+    for dockerfile in dockerfiles():
+        names = set()
+        for stage in stages(dockerfile):
+            if stage["image"] not in names:
+                images.append(stage["image"])
+            names.add(stage["name"])
+    assert images
+    for image in images:
+        tag = image.split("@")[0].rsplit("/", 1)[-1].partition(":")[2]
+        assert "@sha256:" in image or re.match(r"\d+\.\d+\.\d+", tag), f"{image}: pin an exact version"
+        assert "latest" not in tag, image
+
+
+@pytest.mark.parametrize("dockerfile", dockerfiles(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_file_a_dockerfile_copies_is_in_its_context(dockerfile):
+    context = dockerfile.parent
+    sent = context_files(context)
+    copied = 0
+    for stage in stages(dockerfile):
+        for keyword, rest in stage["steps"]:
+            if keyword not in ("COPY", "ADD"):
+                continue
+            flags, paths = copy_arguments(rest)
+            if "from" in flags:
+                continue
+            for source in paths[:-1]:
+                if re.match(r"https?://", source):
+                    continue
+                pattern = re.escape(str(PurePosixPath(source))).replace(r"\*", "[^/]*").replace(r"\?", "[^/]")
+                matched = {f for f in sent if f == "." or re.match(rf"(?:{pattern})(?:/|\Z)", f)
+                           or pattern == r"\."}
+                assert matched, f"{keyword} {source}: nothing in {context.relative_to(ROOT)}/ sends it"
+                copied += 1
+    assert copied, "a Dockerfile that copies nothing from its context"
+
+
+@pytest.mark.parametrize("folder", ["express-api", "seed"])
+def test_node_images_receive_every_module_they_import(folder):
+    context = ROOT / folder
+    sent = context_files(context)
+    final = stages(context / "Dockerfile")[-1]["steps"]
+    assert ("COPY", ". .") in final
+    assert {"package.json", "package-lock.json"} <= sent
+    entry = [json.loads(rest) for keyword, rest in final if keyword == "CMD"][-1][1]
+    todo, seen = [entry], set()
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        assert module in sent, f"{folder}/{module} is imported but left out of the image"
+        source = (context / module).read_text()
+        for spec in re.findall(r"""(?:from|import)\s*\(?\s*['"](\.{1,2}/[^'"]+)['"]""", source):
+            todo.append(os.path.normpath(str(PurePosixPath(module).parent / spec)))
+    assert len(seen) > 1
+
+
+@pytest.mark.parametrize("dockerfile", dockerfiles(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_images_run_as_a_non_root_user_and_hold_no_secrets(dockerfile):
+    final = stages(dockerfile)[-1]["steps"]
+    users = [rest.split(":")[0] for keyword, rest in final if keyword == "USER"]
+    assert users and users[-1] not in ("root", "0"), "the final stage must switch to a non-root user"
+    for stage in stages(dockerfile):
+        for keyword, rest in stage["steps"]:
+            if keyword in ("ENV", "ARG"):
+                names = re.findall(r"(\w+)=", rest) or [rest.split()[0]]
+                assert not any(SECRET_NAME.search(n) for n in names), f"{keyword} {rest}"
+
+
+def test_compose_runs_the_runner_as_a_non_root_user():
+    user = services()["jmeter"]["user"]
+    assert user.split(":")[0] not in ("", "0", "root")
+
+
+# ---------------------------------------------------------------- the runner script
+
+def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
+    result = run_runner(tmp_path, DRY_RUN="1", CASES="1,18")
+    assert result.returncode == 0, result.stderr
+    commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
+    assert len(commands) == 2 * sum(len(apis) for _, _, apis in targets().values()), result.stdout
+    seen = set()
+    for command in commands:
+        api = PurePosixPath(command[command.index("-t") + 1]).stem
+        case = int(re.search(r"/case-(\d+)/iter-01/", command[command.index("-l") + 1]).group(1))
+        props = dict(arg[2:].split("=", 1) for arg in command if arg.startswith("-J"))
+        host, port = props["host"], int(props["port"])
+        framework = next(f for f, (h, p, _) in targets().items() if (h, p) == (host, port))
+        expected = jmeter.plan_command(
+            api, case, host, port, jmeter.case(case)["requests"], props["rampup"], props["warmup"],
+            props["duration"], command[command.index("-l") + 1], IDS, command[command.index("-j") + 1],
+            jmeter="jmeter")
+        assert command == expected, f"{framework} {api} case {case}"
+        assert (props["rampup"], props["warmup"], props["duration"]) == tuple(
+            str(services()["jmeter"]["environment"][k]) for k in ("RAMPUP_S", "WARMUP_S", "DURATION_S"))
+        seen.add((framework, api, case))
+    assert {c for _, _, c in seen} == {1, 18}
+
+
+def test_runner_runs_a_case_for_real_against_an_implementation(tmp_path):
+    """Real JMeter, the real plan and the express app from its manifest: the runner's own path."""
+    manifest = by_manifest()["express"][0]
+    apps.build(manifest)
+    port = free_port()
+    app = apps.start_app(manifest, port, tmp_path / "app.log")
+    try:
+        apps.wait_ready(apps.url(manifest, port, manifest["readiness_path"]), proc=app,
+                        log_path=tmp_path / "app.log")
+        launcher = Path(jmeter.find_jmeter())
+        result = run_runner(tmp_path, path=f"{launcher.parent}:{os.environ['PATH']}",
+                            TARGETS=f"express=127.0.0.1:{port}:rest", FRAMEWORKS="express",
+                            APIS="rest", CASES="4", THREAD_CAP="2", RAMPUP_S="0", WARMUP_S="1",
+                            DURATION_S="2", RUN_ID="check")
+    finally:
+        apps.stop_app(app)
+    assert result.returncode == 0, result.stdout + result.stderr
+    run = tmp_path / "check"
+    stats = jmeter.summarize_jtl(run / "express" / "rest" / "case-04" / "iter-01" / "results.jtl")
+    assert stats["samples"] > 0 and stats["errors"] == 0, stats
+    line = f"express rest case 4 iteration 1: {stats['samples']} samples, 0 errors"
+    assert (run / "summary.txt").read_text() == line + "\n"
+    settings = json.loads((run / "settings.json").read_text())
+    assert settings["jmeter"].startswith("5.") and settings["thread_cap"] == "2"
+
+
+def test_runner_image_verifies_the_same_jmeter_archive_as_the_cli():
+    args = dict(rest.split("=", 1) for keyword, rest in instructions(RUNNER.parent / "Dockerfile")
+                if keyword == "ARG")
+    assert args["JMETER_SHA512"] == jmeter.ARCHIVE_SHA512
+    assert args["JMETER_VERSION"] in str(jmeter.DOWNLOADED)
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"CASES": "19"}, "no case 19"),
+    ({"FRAMEWORKS": "spring"}, "unknown framework 'spring'"),
+    ({"APIS": "soap"}, "unknown API 'soap'"),
+    ({"DURATION_S": "0"}, "DURATION_S must be a whole number"),
+    ({"DRY_RUN": "", "IDS": "/nonexistent"}, "the seed service has not completed"),
+])
+def test_runner_rejects_bad_settings_clearly(tmp_path, env, message):
+    """DRY_RUN stops before the id files are looked at, so clearing it shows that check."""
+    result = run_runner(tmp_path, **{"DRY_RUN": "1", **env})
+    assert result.returncode == 2 and message in result.stderr, (result.stdout, result.stderr)
+    assert result.stderr.count("\n") == 1
+    assert not any(tmp_path.glob("*/settings.json"))

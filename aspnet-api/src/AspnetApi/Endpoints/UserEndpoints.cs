@@ -29,6 +29,7 @@ public static class UserEndpoints
             return Problems.BadId();
         if (!RouteValues.TryLimit(limit, out var rows))
             return Problems.BadLimit();
-        return TypedResults.Ok(await db.CommentsOfUser(userId, rows));
+        var comments = await db.CommentsOfUser(userId, rows);
+        return comments.Count == 0 ? Problems.NoUserComments(userId) : TypedResults.Ok(comments);
     }
 }

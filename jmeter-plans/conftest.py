@@ -132,3 +132,13 @@ def fake_servers():
     """{"right": port, "wrong": port}: the contract's answers, and answers that each break it once."""
     with fake_server(False) as right, fake_server(True) as wrong:
         yield {"right": right, "wrong": wrong}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def quick_jvm():
+    """JMeter's launcher reads HEAP and JVM_ARGS: for these seconds-long runs a small heap and the
+    client compiler start faster and cost less CPU (never used for measurements)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HEAP", "-Xms256m -Xmx256m")
+        patch.setenv("JVM_ARGS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        yield

@@ -1,0 +1,158 @@
+"""How much load can JMeter drive on this machine? Compare it with wrk on the cheapest endpoint.
+
+Both tools send GET /rest/comment/{id} with the seeder's id sequence, at the same concurrency, to
+the same running implementation, one after the other. Prints each tool's requests per second and
+its own CPU use per request over its measured window, and JMeter/wrk as a ratio: well below 1
+means the load generator, not the framework, limits what a case can show on this machine.
+
+    /usr/bin/python3 jmeter-plans/headroom.py --framework express [--connections 50] [--duration 10]
+
+Without --port it starts the implementation itself on a free port (and stops it after).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from cli import apps, jmeter  # noqa: E402
+from cli.common import IDS, main_guard, need_tool  # noqa: E402
+from cli.isolated import free_port  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+WRK_SCRIPT = """
+local ids, i = {}, 0
+function init(args)
+  for line in io.lines(args[1]) do
+    if line ~= "comment_id" then ids[#ids + 1] = line end
+  end
+end
+function request()
+  i = i % #ids + 1
+  return wrk.format("GET", "/rest/comment/" .. ids[i], {["Accept"] = "application/json"})
+end
+"""
+
+
+class CpuSampler(threading.Thread):
+    """(wall time, CPU seconds) of some processes every 0.1 s, to cut out any window afterwards."""
+
+    def __init__(self, pids: dict):
+        super().__init__(daemon=True)
+        self.pids, self.samples, self.done = pids, {name: [] for name in pids}, threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            for name, pid in self.pids.items():
+                try:
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                    self.samples[name].append((time.time(), (int(fields[11]) + int(fields[12])) / TICKS))
+                except (OSError, IndexError):
+                    pass
+            self.done.wait(0.1)
+
+    def cpu_seconds(self, name, start, end) -> float:
+        inside = [cpu for t, cpu in self.samples[name] if start <= t <= end]
+        return inside[-1] - inside[0] if len(inside) > 1 else float("nan")
+
+
+def run_wrk(url, connections, duration, app_pid):
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        script.write(WRK_SCRIPT)
+        script.flush()
+        base = ["wrk", "-t2", f"-c{connections}", "-s", script.name]
+        subprocess.run([*base, "-d3s", url, "--", str(IDS / "comment_ids.csv")], capture_output=True)  # warm-up
+        proc = subprocess.Popen([*base, f"-d{duration}s", url, "--", str(IDS / "comment_ids.csv")],
+                                stdout=subprocess.PIPE, text=True)
+        sampler = CpuSampler({"wrk": proc.pid, **({"app": app_pid} if app_pid else {})})
+        sampler.start()
+        start = time.time()
+        out = proc.communicate()[0]
+        end = time.time()
+        sampler.done.set()
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errors = int(bad.group(1)) if bad else 0
+    return {"rps": rps, "errors": errors, "loadgen_cpu_s": sampler.cpu_seconds("wrk", start, end),
+            "app_cpu_s": app_pid and sampler.cpu_seconds("app", start, end), "window_s": end - start}
+
+
+def run_jmeter(port, connections, duration, app_pid, out_dir: Path):
+    jtl = out_dir / "headroom.jtl"
+    proc = jmeter.start_plan("rest", 1, "127.0.0.1", port, connections, 1, 3, duration, jtl, IDS,
+                             out_dir / "jmeter.log")
+    sampler = CpuSampler({"jmeter": proc.pid, **({"app": app_pid} if app_pid else {})})
+    sampler.start()
+    proc.wait()
+    sampler.done.set()
+    import pandas as pd
+    rows = pd.read_csv(jtl, usecols=["timeStamp", "elapsed", "label"], dtype={"label": str})
+    measured = rows[~rows["label"].str.startswith(jmeter.WARMUP_PREFIX)]
+    start, end = measured["timeStamp"].min() / 1000, (measured["timeStamp"] + measured["elapsed"]).max() / 1000
+    stats = jmeter.summarize_jtl(jtl)
+    return {"rps": stats["throughput_rps"], "errors": stats["errors"],
+            "loadgen_cpu_s": sampler.cpu_seconds("jmeter", start, end),
+            "app_cpu_s": app_pid and sampler.cpu_seconds("app", start, end), "window_s": end - start}
+
+
+@contextmanager
+def target(framework, port):
+    """(port, app pid or None): the running app at `port`, or one started here on a free port."""
+    chosen = apps.select(framework)[0]
+    if port:
+        apps.wait_ready(apps.url(chosen, port, chosen["readiness_path"]), timeout=5)
+        yield port, None
+        return
+    apps.build(chosen)
+    port = free_port()
+    proc = apps.start_app(chosen, port)
+    try:
+        apps.wait_ready(apps.url(chosen, port, chosen["readiness_path"]), proc=proc)
+        yield port, proc.pid
+    finally:
+        apps.stop_app(proc)
+
+
+def line(name, r):
+    per_request = 1e6 * r["loadgen_cpu_s"] / (r["rps"] * r["window_s"])
+    app = f", app CPU {100 * r['app_cpu_s'] / r['window_s']:.0f}%" if r["app_cpu_s"] else ""
+    return (f"{name:6} {r['rps']:9.1f} req/s, {r['errors']} errors, load generator CPU "
+            f"{100 * r['loadgen_cpu_s'] / r['window_s']:.0f}% ({per_request:.0f} us/request){app}")
+
+
+def headroom(args):
+    need_tool("wrk", "Install it: apt-get install wrk (./testbed setup does).")
+    with target(args.framework, args.port) as (port, app_pid), tempfile.TemporaryDirectory() as tmp:
+        url = f"http://127.0.0.1:{port}"
+        print(f"headroom: {args.framework} at {url}, GET /rest/comment/{{id}}, {args.connections} "
+              f"connections, {args.duration} s each, on {os.cpu_count()} cores", flush=True)
+        w = run_wrk(url, args.connections, args.duration, app_pid)
+        print(line("wrk", w), flush=True)
+        j = run_jmeter(port, args.connections, args.duration, app_pid, Path(tmp))
+        print(line("jmeter", j))
+        print(f"ratio  JMeter/wrk throughput = {j['rps'] / w['rps']:.2f}; JMeter uses "
+              f"{(j['loadgen_cpu_s'] / (j['rps'] * j['window_s'])) / (w['loadgen_cpu_s'] / (w['rps'] * w['window_s'])):.1f}x "
+              f"wrk's CPU per request")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--framework", required=True)
+    p.add_argument("--port", type=int, help="an already running instance (default: start one)")
+    p.add_argument("--connections", type=int, default=50, help="concurrency of both tools (default 50)")
+    p.add_argument("--duration", type=int, default=10, help="measured seconds per tool (default 10)")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    return main_guard(headroom, parse_args(sys.argv[1:] if argv is None else argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -38,7 +38,8 @@ def start_load(impl, item, threads, profile, jtl, log, launcher) -> subprocess.P
                               HOST, port(impl), threads, profile.rampup_s,
                               profile.warmup_s, profile.duration_s, jtl, IDS, log, jmeter=launcher)
     return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            env={**os.environ, **profile.jmeter_env})
 
 
 def summarize(jtl) -> dict:

@@ -1,5 +1,5 @@
 """The run profiles (DESIGN §5): how much load, how long, how often. The README explains each choice."""
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 
 @dataclass(frozen=True)
@@ -12,6 +12,7 @@ class Profile:
     duration_s: float     # the measured window
     thread_cap: int | None  # None: the case's own request count (the study's load)
     restart: str          # "case": a fresh app per case (the study); "block": per framework x API
+    jmeter_env: dict = field(default_factory=dict)  # HEAP / JVM_ARGS for JMeter's launcher
 
     def threads(self, requests: int) -> int:
         return min(requests, self.thread_cap) if self.thread_cap else requests
@@ -27,7 +28,9 @@ class Profile:
 PROFILES = {
     "smoke": Profile(
         "smoke", "every framework x API x case once, tiny loads: proves the pipeline end to end (CI)",
-        iterations=1, rampup_s=0, warmup_s=1, duration_s=2, thread_cap=10, restart="block"),
+        iterations=1, rampup_s=0, warmup_s=1, duration_s=2, thread_cap=10, restart="block",
+        # JMeter's JVM start-up is most of a smoke item: C1 only and a small heap halve it.
+        jmeter_env={"HEAP": "-Xms256m -Xmx256m", "JVM_ARGS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}),
     "quick": Profile(
         "quick", "the study's loads, one iteration, short windows: a first look (the default)",
         iterations=1, rampup_s=1, warmup_s=5, duration_s=10, thread_cap=None, restart="case"),

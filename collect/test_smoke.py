@@ -1,0 +1,42 @@
+"""The smoke profile end to end: every framework x API x case, real apps, real JMeter, the report.
+
+The one long test of the suite (a few minutes): it proves the whole pipeline still holds together."""
+import csv
+import json
+
+from cli.common import manifests
+from collect.conftest import run_testbed
+from collect.metrics import SUMMARY_HEADER
+
+LAYOUT = ("run.json", "results.jtl", "proc.csv", "top.csv", "app.log")
+
+
+def test_smoke_profile_runs_the_whole_matrix(tmp_path, run_env):
+    result = run_testbed("run", "--profile", "smoke", "--results-dir", str(tmp_path), env=run_env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    [run] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    manifest = json.loads((run / "manifest.json").read_text())
+    impls = {m["name"]: m for m in manifests()}
+    assert manifest["profile"] == "smoke" and set(manifest["frameworks"]) == set(impls)
+    assert manifest["settings"]["profile"]["thread_cap"] == 10
+    assert len(manifest["order"]) == len(impls) * 2 * 18
+    assert json.loads((run / "state.json").read_text())["status"] == "complete"
+
+    with open(run / "summary.csv") as f:
+        assert f.readline().strip().split(",") == SUMMARY_HEADER
+    with open(run / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(manifest["order"])
+    for row in rows:
+        where = f"{row['framework']}/{row['api']}/case-{int(row['case']):02d}/iter-01"
+        implemented = row["api"] in impls[row["framework"]].get("apis", ["rest", "graphql"])
+        assert row["status"] == ("ok" if implemented else "excluded"), (where, row)
+        if row["status"] != "ok":
+            continue
+        assert int(row["samples"]) > 0 and "errors" not in row["flags"], (where, row)
+        assert float(row["cpu_mean_pct"]) >= 0 and float(row["rss_peak_mb"]) > 0
+        for name in LAYOUT:
+            assert (run / where / name).exists(), (where, name)
+        roles = {line.split(",")[1] for line in (run / where / "proc.csv").read_text().splitlines()[1:]}
+        assert {"app", "db", "jmeter"} <= roles, (where, roles)
+    assert (run / "report" / "index.html").exists()

@@ -2,6 +2,7 @@
 import subprocess
 import sys
 
+from cli.apps import build
 from cli.common import IDS, ROOT, manifests, os_env, say
 from cli.db import start
 from cli.seed import seed
@@ -12,8 +13,9 @@ SHARED_JMETER = ROOT.parent / "shared" / "tools" / "apache-jmeter-5.6.3"
 
 def register(sub):
     p = sub.add_parser("test", help="run all tests (sets everything up first)",
-                       description="Set up, start and seed the database, then run the Python "
-                                   "tests (pytest) and each implementation's own test command.")
+                       description="Set up, start and seed the database, build every implementation, "
+                                   "then run the Python tests (pytest) and each "
+                                   "implementation's own test command.")
     p.add_argument("pytest_args", nargs="*", help="extra arguments for pytest, e.g. -k seed")
     p.set_defaults(func=lambda args: test(args.pytest_args))
 
@@ -32,8 +34,11 @@ def test(pytest_args):
     ensure_debian("db", "python")
     env = test_env()
     seed()
+    implementations = manifests()
+    for manifest in implementations:  # suites start the apps they test, so build them first
+        build(manifest)
     suites = [("pytest", [sys.executable, "-m", "pytest", *pytest_args], ROOT)]
-    suites += [(m["name"], m["test"], m["dir"]) for m in manifests() if m.get("test")]
+    suites += [(m["name"], m["test"], m["dir"]) for m in implementations if m.get("test")]
     failed = []
     for name, cmd, cwd in suites:
         say(f"\n== {name}: {' '.join(cmd) if isinstance(cmd, list) else cmd}")

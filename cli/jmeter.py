@@ -24,6 +24,8 @@ PROPERTIES = PLANS / "testbed.properties"
 APIS = ("rest", "graphql")
 DEFAULTS = {"rampup_s": 2, "warmup_s": 5, "duration_s": 20}
 WARMUP_PREFIX = "warmup "
+# Keeps warm-up samples out of JMeter's HTML dashboard.
+SAMPLE_FILTER = f"-Jjmeter.reportgenerator.sample_filter=^(?!{WARMUP_PREFIX}).*"
 
 VERSION = "5.6.3"
 ARCHIVE_URL = f"https://archive.apache.org/dist/jmeter/binaries/apache-jmeter-{VERSION}.tgz"
@@ -41,11 +43,14 @@ def cases() -> list[dict]:
         return [{k: int(v) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
-def case(number: int) -> dict:
+def find_case(number: int) -> dict:
     found = [c for c in cases() if c["case"] == number]
     if not found:
         fail(f"there is no case {number}: cases are 1 to {len(cases())} (jmeter-plans/cases.csv).")
     return found[0]
+
+
+case = find_case  # plan_command's `case` argument shadows this name inside it
 
 
 def find_jmeter() -> str:
@@ -119,12 +124,12 @@ def plan_command(api, case, host, port, threads, rampup_s, warmup_s, duration_s,
 
     Threads loop with no think time for warmup_s + duration_s (ramping up over rampup_s, which
     must fit in the warm-up); samples started in the warm-up are labelled `warmup ...`.
-    Writes a CSV JTL to jtl_path (which must not exist yet) and JMeter's log to log_path;
-    with dashboard_dir, also the HTML dashboard (which then counts warm-up samples too: prefer
-    `dashboard_command` on the finished JTL)."""
+    Writes a CSV JTL to jtl_path (JMeter appends if it exists) and JMeter's log to log_path;
+    with dashboard_dir (which must not exist or be empty), also the HTML dashboard of the
+    measured window (or write it later with `dashboard_command`)."""
     if api not in APIS:
         fail(f"--api must be one of {', '.join(APIS)}, not {api!r}.")
-    c = case if isinstance(case, dict) else globals()["case"](int(case))
+    c = case if isinstance(case, dict) else find_case(int(case))
     ids_dir = Path(ids_dir)
     cmd = [jmeter or find_jmeter(), "-n", "-t", str(PLANS / f"{api}.jmx"), "-q", str(PROPERTIES),
            "-l", str(jtl_path), "-j", str(log_path),
@@ -132,7 +137,7 @@ def plan_command(api, case, host, port, threads, rampup_s, warmup_s, duration_s,
            f"-Jwarmup={warmup_s}", f"-Jduration={duration_s}", f"-Jrows={c['rows']}", f"-Jjoins={c['joins']}",
            f"-Jcomment_ids={ids_dir / 'comment_ids.csv'}", f"-Juser_ids={ids_dir / 'user_ids.csv'}"]
     if dashboard_dir is not None:
-        cmd += ["-e", "-o", str(dashboard_dir)]
+        cmd += ["-e", "-o", str(dashboard_dir), SAMPLE_FILTER]
     return cmd
 
 
@@ -144,7 +149,7 @@ def start_plan(*args, stdout=subprocess.DEVNULL, **kwargs) -> subprocess.Popen:
 def dashboard_command(jtl_path, out_dir, jmeter=None) -> list[str]:
     """argv writing JMeter's HTML dashboard for the measured window of a finished JTL."""
     return [jmeter or find_jmeter(), "-g", str(jtl_path), "-o", str(out_dir), "-q", str(PROPERTIES),
-            f"-Jjmeter.reportgenerator.sample_filter=^(?!{WARMUP_PREFIX}).*"]
+            SAMPLE_FILTER]
 
 
 SUMMARY_KEYS = ("samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms",

@@ -51,7 +51,7 @@ def validate(args) -> dict:
              "(folders with a framework.json).")
     if args.api not in jmeter.APIS:
         fail(f"--api must be rest or graphql, not {args.api!r}.")
-    jmeter.case(args.case)
+    jmeter.find_case(args.case)
     for name in ("threads", "duration"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -112,7 +112,7 @@ def summary_line(s: dict, folder) -> str:
 def load(args) -> int:
     manifest = validate(args)
     launcher = jmeter.find_jmeter()
-    c = jmeter.case(args.case)
+    c = jmeter.find_case(args.case)
     port = args.port or manifest["default_port"]
     check_ready(f"http://{args.host}:{port}{manifest['readiness_path']}", args.framework)
     threads = args.threads or c["requests"]

@@ -143,7 +143,7 @@ def golden_calls() -> list[Call]:
     return calls
 
 
-def sample_calls(n: int = 1200, seed: int = 20210517) -> list[Call]:
+def sample_calls(n: int = 1000, seed: int = 20210517) -> list[Call]:
     """A deterministic mix over all eight operations, weighted towards the edges."""
     rng = random.Random(seed)
 

@@ -41,6 +41,25 @@ def connect(db: Database):
                            database=db.name, autocommit=True, charset="utf8mb4")
 
 
+def query(conn, sql, params=None) -> tuple:
+    """Rows of one statement. Tests on a shared machine may stop and restart the database for a
+    few seconds: reconnect and retry for up to RECONNECT_S rather than fail at once."""
+    deadline = time.monotonic() + RECONNECT_S
+    while True:
+        try:
+            with conn.cursor() as cur:
+                cur.execute(sql, params)
+                return cur.fetchall()
+        except (pymysql.OperationalError, pymysql.InterfaceError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+            try:
+                conn.ping(reconnect=True)
+            except pymysql.OperationalError:
+                pass
+
+
 def dataset(db: Database) -> dict | None:
     """Which data set is loaded (the seeder's seed_meta row), or None."""
     conn = connect(db)
@@ -67,21 +86,7 @@ class Renderer:
         self.conn.close()
 
     def _rows(self, sql, params):
-        # Tests on a shared machine may stop and restart the database for a few seconds.
-        deadline = time.monotonic() + RECONNECT_S
-        while True:
-            try:
-                with self.conn.cursor() as cur:
-                    cur.execute(sql, params)
-                    return cur.fetchall()
-            except pymysql.OperationalError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(1)
-                try:
-                    self.conn.ping(reconnect=True)
-                except pymysql.OperationalError:
-                    pass
+        return query(self.conn, sql, params)
 
     def _fetch(self, call: Call) -> list[tuple]:
         if call.field == "commentById":

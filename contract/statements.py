@@ -18,8 +18,9 @@ from collections import Counter
 from contract.calls import COMMENTS, USERS, Request, gql, graphql_request, rest
 from contract.checks import Failure, Result
 from contract.client import Client
+from contract.expected import query
 
-BATCH = 100
+BATCH = 50
 SLACK = 2
 ATTEMPTS = 3
 COUNTERS = ("Com_select", "Com_stmt_prepare", "Com_stmt_execute")
@@ -45,8 +46,8 @@ def kinds(rng: random.Random) -> list[tuple[str, int, callable]]:
         ("GraphQL unknown commentById + user", 1,
          lambda: gql("commentById", id=COMMENTS + comment(), user=True).request()),
         ("GraphQL commentsByLimit", 1, lambda: gql("commentsByLimit", limit=limit()).request()),
-        ("GraphQL commentsByLimit(450) + user (3 users)", 2,
-         lambda: gql("commentsByLimit", limit=rng.randint(401, 600), user=True).request()),
+        ("GraphQL commentsByLimit(201-400) + user (2 users)", 2,
+         lambda: gql("commentsByLimit", limit=rng.randint(201, 400), user=True).request()),
         ("GraphQL commentByUserId + user", 1, lambda: gql("commentByUserId", id=user(), user=True).request()),
         ("GraphQL commentsByUserId + user", 1,
          lambda: gql("commentsByUserId", id=user(), limit=limit(), user=True).request()),
@@ -59,19 +60,22 @@ def kinds(rng: random.Random) -> list[tuple[str, int, callable]]:
 
 
 def counters(conn) -> dict:
-    with conn.cursor() as cur:
-        cur.execute("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select', 'Com_stmt_prepare', "
-                    "'Com_stmt_execute')")
-        return {name: int(value) for name, value in cur.fetchall()}
+    rows = query(conn, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select', "
+                       "'Com_stmt_prepare', 'Com_stmt_execute')")
+    return {name: int(value) for name, value in rows}
 
 
-def batch(client: Client, conn, relay, requests) -> tuple[dict, Counter | None]:
+def batch(client: Client, conn, relay, requests) -> tuple[dict, Counter | None, bool]:
+    """The counters' deltas, and whether the batch is void: the database went away meanwhile
+    (a 503, or the server's counters restarted from zero), as tests on a shared machine do."""
     before, relayed = counters(conn), relay.snapshot() if relay else None
+    void = False
     for request in requests:
-        client.send(request)
+        void |= client.send(request).status == 503
     after = counters(conn)
     server = {name: after[name] - before[name] for name in COUNTERS}
-    return server, (relay.snapshot() - relayed if relay else None)
+    void |= any(delta < 0 for delta in server.values())
+    return server, (relay.snapshot() - relayed if relay else None), void
 
 
 def judge(expected: int, server: dict, relayed: Counter | None) -> bool:
@@ -100,17 +104,19 @@ def statements(client: Client, conn, relay=None, seed: int = 7) -> Result:
         client.send(make())  # the pool's first connection is opened outside the count
         expected = per_request * BATCH
         seen = []
-        for _ in range(1 if relay else ATTEMPTS):
-            server, relayed = batch(client, conn, relay, [make() for _ in range(BATCH)])
-            seen.append(describe(server, relayed))
-            if judge(expected, server, relayed):
+        for _ in range(ATTEMPTS):
+            server, relayed, void = batch(client, conn, relay, [make() for _ in range(BATCH)])
+            seen.append(("void (the database restarted): " if void else "") + describe(server, relayed))
+            if void:
+                continue
+            if judge(expected, server, relayed) or relay:
                 break
-        else:
+        if not judge(expected, server, relayed) or void:
             note = "counted by the relay, so only this implementation's statements" if relay else \
                 f"{ATTEMPTS} attempts; server-wide counters, so other clients can add (not remove)"
             result.case(False, Failure(
                 f"{name}: {BATCH} requests, e.g. {make().describe()[:160]}",
                 f"{expected} SELECT ({per_request}/request), nothing else", "; ".join(seen), note))
-            continue
-        result.case(True)
+        else:
+            result.case(True)
     return result

@@ -1,0 +1,126 @@
+"""A deliberately broken implementation for verify's own tests: a real one behind an HTTP proxy
+that breaks the contract in one way.
+
+Run as the `start` of a temporary framework.json. It starts the implementation that UPSTREAM (a
+framework.json path) describes as its child, with this process's DB_* environment, so a statement
+relay in front of the proxy sees the child's statements too; then it serves PORT and forwards.
+FAULT picks the breakage:
+  swap-keys    `"threadId":…,"userId":…` becomes `"userId":…,"threadId":…` in every body
+  extra-query  one more `SELECT 1` per request, as an N+1 bug would add"""
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from cli.isolated import free_port
+
+SWAP = re.compile(rb'"threadId":(\d+),"userId":(\d+)')
+HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date"}
+
+
+def start_upstream(manifest_path: str) -> tuple[subprocess.Popen, int]:
+    manifest = json.loads(open(manifest_path).read())
+    port = free_port()
+    env = {**os.environ, **manifest.get("env", {}), manifest["port_env"]: str(port)}
+    child = subprocess.Popen(manifest["start"], cwd=os.path.dirname(os.path.abspath(manifest_path)),
+                             env=env, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{manifest['readiness_path']}",
+                                        timeout=2):
+                return child, port
+        except OSError:
+            if child.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f"fault_proxy: the upstream did not become ready (exit {child.poll()})")
+            time.sleep(0.2)
+
+
+class ExtraQuery:
+    """One connection per proxy thread, each request adding a SELECT 1."""
+
+    def __init__(self):
+        self.local = threading.local()
+
+    def run(self) -> None:
+        import pymysql
+        if not hasattr(self.local, "conn"):
+            env = os.environ
+            self.local.conn = pymysql.connect(host=env["DB_HOST"], port=int(env["DB_PORT"]),
+                                              user=env["DB_USER"], password=env["DB_PASSWORD"],
+                                              database=env["DB_NAME"], autocommit=True)
+        with self.local.conn.cursor() as cur:
+            cur.execute("SELECT 1")
+
+
+def handler(upstream_port: int, fault: str):
+    extra = ExtraQuery() if fault == "extra-query" else None
+    upstreams = threading.local()   # one keep-alive connection per proxy thread
+
+    def exchange(method, path, body, headers):
+        for attempt in (1, 2):
+            if not hasattr(upstreams, "conn"):
+                upstreams.conn = http.client.HTTPConnection("127.0.0.1", upstream_port, timeout=60)
+            try:
+                upstreams.conn.request(method, path, body, headers)
+                response = upstreams.conn.getresponse()
+                return response, response.read()
+            except (http.client.HTTPException, OSError):
+                upstreams.conn.close()
+                del upstreams.conn
+                if attempt == 2:
+                    raise
+
+    class Proxy(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def forward(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else None
+            if extra:
+                extra.run()
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+            response, data = exchange(self.command, self.path, body, headers)
+            if fault == "swap-keys":
+                data = SWAP.sub(rb'"userId":\2,"threadId":\1', data)
+            # send_response would add a Server header, which verify rightly rejects.
+            self.send_response_only(response.status)
+            for name, value in response.getheaders():
+                if name.lower() not in HOP_BY_HOP:
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = forward
+
+        def log_message(self, *args):
+            pass
+
+    return Proxy
+
+
+def main() -> None:
+    child, upstream_port = start_upstream(os.environ["UPSTREAM"])
+    server = ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])),
+                                 handler(upstream_port, os.environ["FAULT"]))
+
+    def stop(*_):
+        child.terminate()
+        child.wait()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

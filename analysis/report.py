@@ -124,6 +124,12 @@ def intro(doc: Doc, run: Run, status: pd.DataFrame, problems: pd.DataFrame) -> N
              f"{machine.get('mem_total_mb', '?')} MB RAM, kernel {machine.get('kernel', '?')}. "
              "Versions: " + ", ".join(f"{k} {v}" for k, v in m.get("versions", {}).items()
                                       if isinstance(v, (str, int, float))) + ".")
+    profile = m.get("settings", {}).get("profile", {})
+    if isinstance(profile, dict) and profile.get("threads"):
+        doc.para(f"Load ({profile.get('name', '?')} profile): JMeter threads = {profile['threads']}; "
+                 f"warm-up {profile.get('warmup_s', '?')} s, measured window "
+                 f"{profile.get('duration_s', '?')} s. Case labels give the study's users per case; "
+                 "where the profile caps threads, the load actually applied is the cap.")
     doc.heading(2, "How to read this report")
     doc.bullets([
         "Every value is the mean over the iterations with status ok; brackets give the 95 % "

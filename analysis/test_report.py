@@ -62,8 +62,8 @@ def report_cli(*args):
     return subprocess.run([str(ROOT / "testbed"), "report", *args], capture_output=True, text=True)
 
 
-def test_cli_reports_the_latest_run_and_a_new_report_replaces_the_old(results):
-    done = report_cli("--results-dir", str(results))
+def test_cli_reports_a_run_and_a_new_report_replaces_the_old(results):
+    done = report_cli(HAND_RUN, "--results-dir", str(results))
     assert done.returncode == 0, done.stderr
     report = results / HAND_RUN / "report"
     assert done.stdout.strip() == f"report: {report / 'index.html'}"
@@ -75,6 +75,15 @@ def test_cli_reports_the_latest_run_and_a_new_report_replaces_the_old(results):
     assert not (report / "marker").exists()
     assert (report / "figures" / "timeline_rest_case01.png").is_file()
     assert sorted(p.name for p in (results / HAND_RUN).iterdir() if "report" in p.name) == ["report"]
+
+
+def test_cli_without_run_id_reports_the_latest_run(results):
+    done = report_cli("--results-dir", str(results))
+    assert done.returncode == 0, done.stderr
+    latest = sorted(p.name for p in results.iterdir())[-1]
+    assert done.stdout.strip() == f"report: {results / latest / 'report' / 'index.html'}"
+    figures = {p.name for p in (results / latest / "report" / "figures").iterdir()}
+    assert len(figures) == 12 and all(name.endswith(".png") for name in figures)
 
 
 def test_cli_names_the_broken_file_in_one_line(results):

@@ -186,8 +186,10 @@ class Run:
         except (DatabaseDown, UserError) as e:  # e.g. the app's port taken by someone else
             self.abandon(current)
             self.set_state("stopped", str(e))
+            fix = "start the database (./testbed db start)" if isinstance(e, DatabaseDown) \
+                else "fix that"
             progress.note(f"run: stopped: {e}")
-            progress.note(f"run: start the database (./testbed db start), then resume with "
+            progress.note(f"run: {fix}, then resume with "
                           f"./testbed run --resume {self.dir.name}{self.results_dir_hint()}")
             return 3
         finally:
@@ -218,7 +220,7 @@ class Run:
 
     def abandon(self, item) -> None:
         self.stop_app()
-        if item is not None:
+        if item is not None and not self.finished(item):
             self.set_aside(item)
 
     def database_pid(self) -> int | None:
@@ -300,7 +302,7 @@ class Run:
         jtl = folder / "results.jtl"
         raw = folder / "raw"
         raw.mkdir()
-        jm, crashed, loadgen_cores = self.measure(item, record, threads, jtl, raw, t0, dbp)
+        jm, crashed, loadgen_cores = self.measure(item, record, threads, jtl, raw, t0, dbp, progress)
         copy_log(log, log_start, folder / "app.log")
         if crashed is None and app.poll() is not None:
             crashed = app.returncode
@@ -346,13 +348,14 @@ class Run:
                 f"{fmt(summary.get('throughput_rps'))} req/s, mean {fmt(summary.get('mean_ms'))} ms, "
                 f"app CPU {fmt(stats.get('cpu_mean_pct'))} %" + (f"  FLAGGED: {', '.join(flags)}" if flags else ""))
 
-    def measure(self, item, record, threads, jtl, raw, t0, dbp):
+    def measure(self, item, record, threads, jtl, raw, t0, dbp, progress):
         """JMeter's warm-up and measured window with both samplers running; whatever happens
         (a crash, Ctrl-C), JMeter and the samplers are stopped before this returns."""
         folder = self.item_dir(item)
         app = self.app[1]
         jm = samplers = None
         crashed = None
+        ticks = 0
         try:
             with pinning.launching_on(self.cpus.get("jmeter")):
                 jm = parts.start_load(self.impls[item["framework"]], item, threads, self.profile,
@@ -372,6 +375,9 @@ class Run:
                     record["jmeter_timeout"] = True
                     break
                 time.sleep(0.1)
+                ticks += 1
+                if ticks % 10 == 0:  # the elapsed time and ETA move on during the window
+                    progress.phase("warm-up + measure")
         finally:
             if samplers:
                 samplers.stop()

@@ -28,7 +28,7 @@ class Profile:
 PROFILES = {
     "smoke": Profile(
         "smoke", "every framework x API x case once, tiny loads: proves the pipeline end to end (CI)",
-        iterations=1, rampup_s=0, warmup_s=1, duration_s=2, thread_cap=10, restart="block",
+        iterations=1, rampup_s=0, warmup_s=1, duration_s=1, thread_cap=10, restart="block",
         # JMeter's JVM start-up is most of a smoke item: C1 only and a small heap halve it.
         jmeter_env={"HEAP": "-Xms256m -Xmx256m", "JVM_ARGS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}),
     "quick": Profile(

@@ -1,4 +1,5 @@
 """A plain-text progress line with an ETA: one updating line on a terminal, plain lines otherwise."""
+import shutil
 import sys
 import time
 
@@ -35,8 +36,9 @@ class Progress:
         self.phase("starting")
 
     def phase(self, phase: str) -> None:
-        if self.tty:
-            self.stream.write("\r\033[K" + self._line(phase))
+        if self.tty:  # one line, cut to the terminal's width so \r can rewrite it
+            width = shutil.get_terminal_size().columns - 1
+            self.stream.write("\r\033[K" + self._line(phase)[:width])
             self.stream.flush()
         elif phase == "starting":
             print(self._line(phase), file=self.stream, flush=True)

@@ -95,7 +95,8 @@ def jmeter_version(launcher: Path) -> str:
 def require_5x(launcher: Path) -> None:
     version = jmeter_version(launcher)
     if not version.startswith("5."):
-        fail(f"{launcher} is JMeter {version}, but the plans need JMeter 5.x "
+        fail(f"{launcher} is JMeter {version if version != 'unknown' else 'of an unknown version'}, "
+             f"but the plans need JMeter 5.x "
              f"(Debian's 2.13 cannot load them); set JMETER_HOME to an Apache JMeter {VERSION} folder.")
 
 

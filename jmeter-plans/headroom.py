@@ -85,7 +85,7 @@ def run_wrk(url, connections, duration, app_pid):
 
 def run_jmeter(port, connections, duration, app_pid, out_dir: Path):
     jtl = out_dir / "headroom.jtl"
-    proc = jmeter.start_plan("rest", 1, "127.0.0.1", port, connections, 1, 3, duration, jtl, IDS,
+    proc = jmeter.start_plan("rest", 1, "127.0.0.1", port, connections, 1, 5, duration, jtl, IDS,
                              out_dir / "jmeter.log")
     sampler = CpuSampler({"jmeter": proc.pid, **({"app": app_pid} if app_pid else {})})
     sampler.start()

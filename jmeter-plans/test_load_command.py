@@ -2,15 +2,17 @@
 import json
 import os
 import re
+import shutil
 import subprocess
+import zipfile
 
 import pandas as pd
 import pytest
 
 from cli import load
-from cli.common import IDS, ROOT
+from cli.common import IDS, ROOT, UserError
 from cli.isolated import free_port
-from cli.jmeter import plan_command, summarize_jtl
+from cli.jmeter import find_jmeter, plan_command, summarize_jtl
 
 
 def run_load(*args, results):
@@ -79,3 +81,31 @@ def test_the_parametrized_plan_picks_the_endpoint_and_counts_a_closed_port_as_er
     assert summary["samples"] > 0 and summary["errors"] == summary["samples"]
     labels = set(pd.read_csv(jtl, dtype=str)["label"])
     assert labels == {"POST /graphql CommentsByLimit 100", "warmup POST /graphql CommentsByLimit 100"}
+
+
+def test_missing_java_is_one_clear_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(UserError, match="^java not found: JMeter needs Java"):
+        find_jmeter()
+
+
+def test_a_jmeter_home_without_a_launcher_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setenv("JMETER_HOME", str(tmp_path))
+    with pytest.raises(UserError, match="has no bin/jmeter"):
+        find_jmeter()
+
+
+def test_an_old_jmeter_on_path_is_refused(monkeypatch, tmp_path):
+    """Debian's jmeter is 2.13; its launcher sits beside an ApacheJMeter.jar that says so."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "jmeter").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "jmeter").chmod(0o755)
+    with zipfile.ZipFile(bin_dir / "ApacheJMeter.jar", "w") as jar:
+        jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nImplementation-Version: 2.13\n")
+    (bin_dir / "java").symlink_to(shutil.which("java"))
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.delenv("JMETER_HOME", raising=False)
+    with pytest.raises(UserError, match="is JMeter 2.13, but the plans need JMeter 5.x"):
+        find_jmeter()

@@ -8,8 +8,9 @@
 
 How a plan loads the server: each thread loops with no think time for warmup + duration seconds,
 so the case's `requests` is a constant number of requests in flight (closed model). Warm-up is
-excluded by label: the assertion renames every sample that started before MEASURE_FROM (test
-start + warmup) to `warmup <label>`, and `cli/jmeter.py summarize_jtl` leaves those out.
+excluded by label: a setUp group sends one request (compiling the assertion) and starts the clock;
+the assertion renames every sample that starts within WARMUP seconds of that to
+`warmup <label>`, and `cli/jmeter.py summarize_jtl` leaves those out.
 
 Run `python3 jmeter-plans/generate.py` after changing this file; a test fails if the checked-in
 plans differ from what it writes.

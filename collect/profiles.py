@@ -33,7 +33,7 @@ PROFILES = {
         jmeter_env={"HEAP": "-Xms256m -Xmx256m", "JVM_ARGS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}),
     "quick": Profile(
         "quick", "the study's loads, one iteration, short windows: a first look (the default)",
-        iterations=1, rampup_s=1, warmup_s=4, duration_s=8, thread_cap=None, restart="case"),
+        iterations=1, rampup_s=1, warmup_s=3, duration_s=6, thread_cap=None, restart="case"),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
         iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case"),

@@ -24,6 +24,9 @@ REST_PATHS = {
 JSON_HEADERS = (("Accept", "application/json"),)
 
 
+APIS = ("rest", "graphql")
+
+
 @dataclass(frozen=True)
 class Request:
     """Exactly what goes on the wire (Host and Content-Length aside)."""
@@ -34,6 +37,11 @@ class Request:
 
     def describe(self) -> str:
         return f"{self.method} {self.path}" + (f" {self.body}" if self.body is not None else "")
+
+    @property
+    def api(self) -> str:
+        """The API style a request exercises; /healthz and unknown paths count as REST."""
+        return "graphql" if self.path.split("?")[0] == "/graphql" else "rest"
 
     def to_json(self) -> dict:
         out = {"method": self.method, "path": self.path}

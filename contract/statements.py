@@ -95,12 +95,12 @@ def describe(server: dict, relayed: Counter | None) -> str:
     return text
 
 
-def statements(client: Client, conn, relay=None, seed: int = 7) -> Result:
+def statements(client: Client, conn, apis, relay=None, seed: int = 7) -> Result:
     result = Result("statements")
     if relay is not None and relay.encrypted:
         relay = None   # TLS hides the commands: fall back to the server's counters
     rng = random.Random(seed)
-    for name, per_request, make in kinds(rng):
+    for name, per_request, make in [k for k in kinds(rng) if k[2]().api in apis]:
         client.send(make())  # the pool's first connection is opened outside the count
         expected = per_request * BATCH
         seen = []

@@ -28,22 +28,22 @@ def check_one(target, recorded, calls, expectations, cases, conn, only) -> tuple
     results = {c: checks.Result(c, skipped="not asked for") for c in COLUMNS}
     responses = []
     if "golden" in only:
-        results["golden"] = checks.golden(client, recorded["responses"])
+        results["golden"] = checks.golden(client, recorded["responses"], target.apis)
     if "sample" in only:
-        results["sample"], responses = checks.sample(client, calls, expectations)
+        results["sample"], responses = checks.sample(client, calls, expectations, target.apis)
     if "bad-input" in only:
-        results["bad-input"] = checks.bad_input(client, cases)
+        results["bad-input"] = checks.bad_input(client, cases, target.apis)
     if "statements" in only:
-        results["statements"] = statements(client, conn, target.relay)
+        results["statements"] = statements(client, conn, target.apis, target.relay)
     if "headers" in only:
         results["headers"] = checks.headers(client.seen)
     client.close()
     return results, responses
 
 
-def table(results: dict[str, dict]) -> str:
-    rows = [("implementation", *COLUMNS)] + [
-        (name, *(r[c].cell() for c in COLUMNS)) for name, r in results.items()]
+def table(results: dict[str, dict], apis: dict[str, tuple]) -> str:
+    rows = [("implementation", "apis", *COLUMNS)] + [
+        (name, "+".join(apis[name]), *(r[c].cell() for c in COLUMNS)) for name, r in results.items()]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
                      for row in rows)
@@ -79,11 +79,12 @@ def verify(names: list[str] | None, extra_manifests: list, fresh: bool = False,
         renderer.close()
     cases = checks.load_bad_input()
     conn = connect(db)
-    results, responses, targets = {}, {}, []
+    results, responses, apis, targets = {}, {}, {}, []
     try:
         for manifest in chosen:
             target = acquire(manifest, fresh)
             targets.append(target)
+            apis[target.name] = target.apis
             results[target.name], responses[target.name] = check_one(
                 target, recorded, calls, expectations, cases, conn, only)
     finally:
@@ -98,7 +99,7 @@ def verify(names: list[str] | None, extra_manifests: list, fresh: bool = False,
                 checks.agree(calls, responses[name], responses[others[0]], others[0]) if others \
                 else checks.Result("agree", skipped="one implementation")
     say("")
-    say(table(results))
+    say(table(results, apis))
     failed = any(not r.passed for by_check in results.values() for r in by_check.values())
     if failed:
         say("")

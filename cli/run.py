@@ -1,4 +1,5 @@
 """`testbed run`: the whole matrix (collect/orchestrator.py), after setting everything up."""
+import argparse
 import os
 import signal
 from pathlib import Path
@@ -23,7 +24,7 @@ def case_numbers(text: str) -> list[int]:
     for part in names(text):
         low, _, high = part.partition("-")
         if not low.isdigit() or (high and not high.isdigit()):
-            fail(f"--cases takes numbers and ranges such as 1,4,7-9, not {part!r}.")
+            raise argparse.ArgumentTypeError(f"numbers and ranges such as 1,4,7-9, not {part!r}")
         out += range(int(low), int(high or low) + 1)
     return sorted(set(out))
 
@@ -41,7 +42,7 @@ def register(sub):
     p.add_argument("--cases", type=case_numbers, metavar="N[,N-M…]", help="default: 1-18")
     p.add_argument("--iterations", type=int, metavar="N", help="override the profile's iterations")
     p.add_argument("--pin", action="store_true",
-                   help="pin app, database and JMeter to separate CPU sets (taskset)")
+                   help="pin app, database and JMeter to separate CPU sets (as taskset does)")
     p.add_argument("--seed", type=int, help="seed of the shuffled order (default: random, recorded)")
     p.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run with its own settings")
     p.add_argument("--results-dir", type=Path, metavar="DIR",
@@ -69,7 +70,7 @@ def run(args) -> int:
     if not args.resume:
         orch.validate(args.frameworks or [], args.apis or [], args.cases or [], args.iterations)
     orch.check_results_root(root)
-    orch.check_tools(args.pin)
+    orch.check_tools()
     launcher = parts.find_jmeter()
     frameworks = orch.recorded(root, args.resume)["settings"]["frameworks"] if args.resume \
         else args.frameworks

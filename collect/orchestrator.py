@@ -73,8 +73,8 @@ def check_results_root(root: Path) -> None:
              f"make it writable or choose another folder with --results-dir.")
 
 
-def check_tools(pin: bool) -> None:
-    for tool, package in (("top", "procps"), ("grep", "grep")) + ((("taskset", "util-linux"),) if pin else ()):
+def check_tools() -> None:
+    for tool, package in (("top", "procps"), ("grep", "grep")):
         if not shutil.which(tool):
             fail(f"{tool} not found: install the Debian package {package} (./testbed setup).")
 

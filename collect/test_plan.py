@@ -1,10 +1,10 @@
 """The parts of a run that need no app: order, profiles, pinning, trimming, flags, summary rows."""
+import argparse
 import csv
 
 import pytest
 
 from cli.run import case_numbers
-from cli.common import UserError
 from collect import metrics, pinning
 from collect.plan import key, load_cases, order, parse_key
 from collect.profiles import PROFILES
@@ -128,5 +128,5 @@ def test_sampler_stats_and_summary_row(tmp_path):
 
 def test_case_numbers_take_lists_and_ranges():
     assert case_numbers("1,4,7-9") == [1, 4, 7, 8, 9]
-    with pytest.raises(UserError):
+    with pytest.raises(argparse.ArgumentTypeError):
         case_numbers("1,x")

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import tempfile
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -113,8 +114,13 @@ def download() -> Path:
     if digest != ARCHIVE_SHA512:
         archive.unlink()
         fail(f"the downloaded {archive.name} does not match Apache's SHA-512; it was deleted. Try again later.")
+    unpacked = Path(tempfile.mkdtemp(dir=DOWNLOADED.parent))
     with tarfile.open(archive) as tar:
-        tar.extractall(DOWNLOADED.parent, filter="data")
+        # Its checksum is Apache's; the "data" filter (Python >= 3.11.4) is a second guard.
+        tar.extractall(unpacked, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    # Renamed into place only when complete, so an interrupted unpack is never taken for JMeter.
+    (unpacked / f"apache-jmeter-{VERSION}").rename(DOWNLOADED)
+    unpacked.rmdir()
     archive.unlink()
     return DOWNLOADED
 

@@ -109,3 +109,34 @@ def test_an_old_jmeter_on_path_is_refused(monkeypatch, tmp_path):
     monkeypatch.delenv("JMETER_HOME", raising=False)
     with pytest.raises(UserError, match="is JMeter 2.13, but the plans need JMeter 5.x"):
         find_jmeter()
+
+
+def test_the_download_is_checked_before_it_is_unpacked(monkeypatch, tmp_path):
+    """The real archive is out of reach here (no route to apache.org): serve a small one locally."""
+    import hashlib
+    import tarfile
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    from cli import jmeter
+    served = tmp_path / "served"
+    (served / f"apache-jmeter-{jmeter.VERSION}" / "bin").mkdir(parents=True)
+    (served / f"apache-jmeter-{jmeter.VERSION}" / "bin" / "jmeter").write_text("#!/bin/sh\n")
+    with tarfile.open(served / "a.tgz", "w:gz") as tar:
+        tar.add(served / f"apache-jmeter-{jmeter.VERSION}", f"apache-jmeter-{jmeter.VERSION}")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(SimpleHTTPRequestHandler, directory=str(served)))
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setattr(jmeter, "ARCHIVE_URL", f"http://127.0.0.1:{server.server_address[1]}/a.tgz")
+        monkeypatch.setattr(jmeter, "DOWNLOADED", tmp_path / "tools" / f"apache-jmeter-{jmeter.VERSION}")
+        with pytest.raises(UserError, match="does not match Apache's SHA-512"):
+            jmeter.download()
+        assert not jmeter.DOWNLOADED.exists() and not list(jmeter.DOWNLOADED.parent.glob("*.tgz"))
+        monkeypatch.setattr(jmeter, "ARCHIVE_SHA512", hashlib.sha512((served / "a.tgz").read_bytes()).hexdigest())
+        assert jmeter.download() == jmeter.DOWNLOADED
+        assert (jmeter.DOWNLOADED / "bin" / "jmeter").is_file()
+        assert [p.name for p in jmeter.DOWNLOADED.parent.iterdir()] == [jmeter.DOWNLOADED.name]
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from cli.common import ROOT
+from cli.jmeter import jmeter_version
 
 SCHEMA_VERSION = 1
 
@@ -49,7 +50,7 @@ def _os_name() -> str | None:
     return match.group(1) if match else None
 
 
-def runtime_versions(jmeter_home: str | None) -> dict:
+def runtime_versions(jmeter: str | None) -> dict:
     java = _out(["java", "-version"])
     versions = {
         "python": platform.python_version(),
@@ -60,17 +61,10 @@ def runtime_versions(jmeter_home: str | None) -> dict:
         "top": _out(["top", "-V"]),
         "jmeter": None,
     }
-    if jmeter_home:
-        jars = sorted(Path(jmeter_home, "lib", "ext").glob("ApacheJMeter_core*.jar"))
-        match = re.search(r"(\d+\.\d+(\.\d+)?)", jars[0].name) if jars else None
-        versions["jmeter"] = match.group(1) if match else _jmeter_from_readme(jmeter_home)
-        versions["jmeter_home"] = str(jmeter_home)
+    if jmeter:
+        versions["jmeter"] = jmeter_version(jmeter)
+        versions["jmeter_launcher"] = str(jmeter)
     return versions
-
-
-def _jmeter_from_readme(home) -> str | None:
-    match = re.search(r"jmeter-(\d+\.\d+(\.\d+)?)", str(Path(home).resolve()))
-    return match.group(1) if match else None
 
 
 def packages(folder: Path) -> dict:
@@ -98,6 +92,7 @@ def frameworks(manifests: list[dict]) -> dict:
         entry["dir"] = str(Path(m["dir"]).relative_to(ROOT)) if Path(m["dir"]).is_relative_to(ROOT) \
             else str(m["dir"])
         entry["packages"] = packages(Path(m["dir"]))
+        entry["variant_run"] = (m.get("variants") or [{"name": "default"}])[0]["name"]
         out[m["name"]] = entry
     return out
 

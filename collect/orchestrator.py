@@ -113,12 +113,12 @@ def db_alive(db) -> bool:
 # --- one run -------------------------------------------------------------------------------------
 
 class Run:
-    def __init__(self, run_dir: Path, manifest: dict, impls: dict[str, dict], jmeter_home: str,
+    def __init__(self, run_dir: Path, manifest: dict, impls: dict[str, dict], jmeter: str,
                  db, stream=None):
         self.dir = run_dir
         self.manifest = manifest
         self.impls = impls
-        self.jmeter_home = jmeter_home
+        self.jmeter = jmeter
         self.db = db
         self.pinned_db = None    # the database pid whose threads were moved (--pin)
         self.cases = load_cases()
@@ -359,7 +359,7 @@ class Run:
         try:
             with pinning.launching_on(self.cpus.get("jmeter")):
                 jm = parts.start_load(self.impls[item["framework"]], item, threads, self.profile,
-                                      jtl, folder / "jmeter.log", self.jmeter_home)
+                                      jtl, folder / "jmeter.log", self.jmeter)
             jvm = java_pid(jm.pid)
             loadgen_cores = pinning.cores_of(jvm)  # the CPU set it runs on: pinned, or all
             record["pids"]["jmeter"] = jvm
@@ -468,7 +468,7 @@ def validate(frameworks, apis, cases, iterations) -> None:
         fail("--iterations must be 1 or more.")
 
 
-def create(options: Options, impls: dict, jmeter_home: str, db) -> Run:
+def create(options: Options, impls: dict, jmeter: str, db) -> Run:
     run_id = new_run_id(options.profile.name)
     run_dir = options.results_root / run_id
     try:
@@ -483,7 +483,7 @@ def create(options: Options, impls: dict, jmeter_home: str, db) -> Run:
         "order": order(list(impls), options.apis, options.cases, options.profile.iterations,
                        options.profile.restart, options.seed),
         "frameworks": manifest_mod.frameworks(list(impls.values())),
-        "versions": manifest_mod.runtime_versions(jmeter_home),
+        "versions": manifest_mod.runtime_versions(jmeter),
         "machine": manifest_mod.machine(),
         "pinning": pinning.plan(options.pin),
         "ports": {name: parts.port(impl) for name, impl in impls.items()},
@@ -495,7 +495,7 @@ def create(options: Options, impls: dict, jmeter_home: str, db) -> Run:
     if not manifest["database"]["managed"]:
         manifest["database"]["sampled"] = False
     manifest_mod.write(run_dir / "manifest.json", manifest)
-    return Run(run_dir, manifest, impls, jmeter_home, db)
+    return Run(run_dir, manifest, impls, jmeter, db)
 
 
 def recorded(results_root: Path, run_id: str) -> dict:
@@ -520,9 +520,9 @@ def recorded(results_root: Path, run_id: str) -> dict:
     return manifest
 
 
-def resume(results_root: Path, run_id: str, impls: dict, jmeter_home: str, db) -> Run:
+def resume(results_root: Path, run_id: str, impls: dict, jmeter: str, db) -> Run:
     run_dir = results_root / run_id
-    return Run(run_dir, recorded(results_root, run_id), impls, jmeter_home, db)
+    return Run(run_dir, recorded(results_root, run_id), impls, jmeter, db)
 
 
 def pid_alive(pid) -> bool:

@@ -15,10 +15,6 @@ def find_jmeter() -> str:
     return jmeter.find_jmeter()
 
 
-def jmeter_home(launcher: str) -> str:
-    return os.path.dirname(os.path.dirname(os.path.realpath(launcher)))
-
-
 def port(impl: dict) -> int:
     """The app's port: its default, shifted by TESTBED_PORT_OFFSET to run beside another testbed."""
     return impl["default_port"] + int(os.environ.get("TESTBED_PORT_OFFSET") or 0)

@@ -8,15 +8,15 @@
 
 How a plan loads the server: each thread loops with no think time for warmup + duration seconds,
 so the case's `requests` is a constant number of requests in flight (closed model). Warm-up is
-excluded by label: a setUp group sends one request (compiling the assertion) and starts the clock;
-the assertion renames every sample that starts within WARMUP seconds of that to
-`warmup <label>`, and `cli/jmeter.py summarize_jtl` leaves those out.
+excluded by label: samples that start in the first WARMUP seconds are named `warmup <label>` (a
+clock thread group flips a property when the warm-up ends), and `cli/jmeter.py summarize_jtl`
+leaves those out. Every sample is checked by built-in assertions: status 200, and one JSON path
+over the body (see json_check).
 
 Run `python3 jmeter-plans/generate.py` after changing this file; a test fails if the checked-in
 plans differ from what it writes.
 """
 import argparse
-import copy
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -34,70 +34,25 @@ ENDPOINTS = {
     "comment": {
         "path": "/rest/comment/${comment_id}", "label": "GET /rest/comment/{id}",
         "query": f"query CommentById($id: ID!) {{ commentById(id: $id) {{ {COMMENT} }} }}",
-        "operation": "CommentById", "variables": '{"id":"${comment_id}"}'},
+        "operation": "CommentById", "field": "commentById", "variables": '{"id":"${comment_id}"}'},
     "comments": {
         "path": "/rest/comments/{rows}", "label": "GET /rest/comments/{rows}",
         "query": f"query CommentsByLimit($limit: Int!) {{ commentsByLimit(limit: $limit) {{ {COMMENT} }} }}",
-        "operation": "CommentsByLimit", "variables": '{"limit":{rows}}'},
+        "operation": "CommentsByLimit", "field": "commentsByLimit", "variables": '{"limit":{rows}}'},
     "user-comment": {
         "path": "/rest/user/${user_id}/comment", "label": "GET /rest/user/{id}/comment",
         "query": f"query CommentByUserId($id: ID!) {{ commentByUserId(id: $id) {{ {COMMENT} {USER} }} }}",
-        "operation": "CommentByUserId", "variables": '{"id":"${user_id}"}'},
+        "operation": "CommentByUserId", "field": "commentByUserId", "variables": '{"id":"${user_id}"}'},
     "user-comments": {
         "path": "/rest/user/${user_id}/comments/{rows}", "label": "GET /rest/user/{id}/comments/{rows}",
         "query": f"query CommentsByUserId($id: ID!, $limit: Int!) {{ commentsByUserId(id: $id, limit: $limit) {{ {COMMENT} {USER} }} }}",
-        "operation": "CommentsByUserId", "variables": '{"id":"${user_id}","limit":{rows}}'},
+        "operation": "CommentsByUserId", "field": "commentsByUserId", "variables": '{"id":"${user_id}","limit":{rows}}'},
 }
 
-# Runs after every sample (Groovy, compiled once). Arguments: api, endpoint key, rows.
-ASSERTION = r"""// Labels warm-up samples so statistics can leave them out, then checks the answer against
-// the API contract: a wrong answer (status, shape, row count, join) must count as an error.
-import groovy.json.JsonSlurper
-
-// testbed.measure_from is set by the prepare group just before the load starts.
-if (prev.getStartTime() < Long.parseLong(props.getProperty('testbed.measure_from', '9223372036854775807'))) {
-    prev.setSampleLabel('warmup ' + prev.getSampleLabel())
-}
-String api = args[0], endpoint = args[1]
-int rows = Integer.parseInt(args[2])
-boolean byUser = endpoint.startsWith('user-'), list = endpoint.endsWith('s')
-String wanted = vars.get(byUser ? 'user_id' : 'comment_id')
-Map fields = ['comment': 'commentById', 'comments': 'commentsByLimit',
-              'user-comment': 'commentByUserId', 'user-comments': 'commentsByUserId']
-
-String problem = { ->
-    if (prev.getResponseCode() != '200') return 'status ' + prev.getResponseCode() + ', expected 200'
-    def json
-    try { json = new JsonSlurper().parseText(prev.getResponseDataAsString()) }
-    catch (Exception e) { return 'body is not JSON' }
-    if (api == 'graphql') {
-        if (!(json instanceof Map) || json.errors != null) return 'GraphQL errors or no object'
-        if (!(json.data instanceof Map)) return 'no data'
-        json = json.data[fields[endpoint]]
-    }
-    if (list != (json instanceof List)) return list ? 'expected an array' : 'expected one comment'
-    List comments = list ? json : [json]
-    if (comments.size() != rows) return comments.size() + ' rows, expected ' + rows
-    def previous = null
-    for (c in comments) {
-        if (!(c instanceof Map) || c.id == null || c.body == null) return 'not a comment: ' + c
-        long id = Long.parseLong(String.valueOf(c.id))
-        if (previous != null && id <= previous) return 'comments not in id order'
-        previous = id
-        if (endpoint == 'comment' && String.valueOf(c.id) != wanted) return 'comment ' + c.id + ', expected ' + wanted
-        if (byUser) {
-            if (String.valueOf(c.userId) != wanted) return 'comment of user ' + c.userId + ', expected ' + wanted
-            if (!(c.user instanceof Map) || String.valueOf(c.user.id) != wanted || c.user.name == null)
-                return 'joined user missing or wrong'
-        } else if (c.containsKey('user')) return 'unexpected user on a non-join case'
-    }
-    return null
-}()
-if (problem != null) {
-    AssertionResult.setFailure(true)
-    AssertionResult.setFailureMessage(problem)
-}
-"""
+# "warmup " until the clock group sets testbed.phase to "measured" (see clock_group); __V because
+# __P trims the space off a default value.
+PHASE = "${__V(PHASE_${__P(testbed.phase,warmup)})}"
+PHASES = {"PHASE_warmup": "warmup ", "PHASE_measured": ""}
 
 HOW_TO_RUN = """Generated by jmeter-plans/generate.py: edit that, not this file.
 Each thread sends requests back to back (no think time) for WARMUP + DURATION seconds; samples that
@@ -193,7 +148,7 @@ def sampler(api, key, rows, port=None):
         args = ET.Element("elementProp", name="HTTPsampler.Arguments", elementType="Arguments")
         args.append(coll)
     http = element(
-        "HTTPSamplerProxy", "HttpTestSampleGui", label, *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
+        "HTTPSamplerProxy", "HttpTestSampleGui", PHASE + label, *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
                                                             if body else []),
         args, *([prop("stringProp", "HTTPSampler.port", port)] if port else []),
         prop("stringProp", "HTTPSampler.path", path), prop("stringProp", "HTTPSampler.method", method),
@@ -201,67 +156,93 @@ def sampler(api, key, rows, port=None):
         prop("boolProp", "HTTPSampler.auto_redirects", False),
         prop("boolProp", "HTTPSampler.use_keepalive", True),
         prop("boolProp", "HTTPSampler.DO_MULTIPART_POST", False))
-    check = element(
-        "JSR223Assertion", "TestBeanGUI", "contract: status 200, shape, rows, join",
-        prop("stringProp", "scriptLanguage", "groovy"),
-        prop("stringProp", "parameters", f"{api} {key} {rows}"),
-        prop("stringProp", "filename", ""), prop("stringProp", "cacheKey", "true"),
-        prop("stringProp", "script", ASSERTION))
-    children = [(check, None)]
+    children = [(status_200(), None), (json_check(api, key, rows), None)]
     if body is not None:
         children.insert(0, (headers({"Content-Type": "application/json"}), None))
     return http, tree(*children)
+
+
+def status_200():
+    # JMeter alone would pass any 2xx, such as the 204 the study's apps sent for errors.
+    strings = ET.Element("collectionProp", name="Asserion.test_strings")
+    strings.append(prop("stringProp", "49586", "200"))
+    return element("ResponseAssertion", "AssertionGui", "status 200", strings,
+                   prop("stringProp", "Assertion.custom_message", "status is not 200"),
+                   prop("stringProp", "Assertion.test_field", "Assertion.response_code"),
+                   prop("boolProp", "Assertion.assume_success", False),
+                   prop("intProp", "Assertion.test_type", 8))
+
+
+def json_check(api, key, rows):
+    """The body parses as JSON and holds the expected comments: the requested one; ids 1..rows in
+    order (the seeded table's first rows); or `rows` comments each joined to the requested user.
+
+    One built-in assertion (one parse) per sample: a JSR223 (Groovy) assertion creates a script
+    engine per sample and doubled JMeter's CPU per request. Expected values are JSON: GraphQL
+    writes ids as strings. rows is a number, or "${ROWS}" in the parametrized plans, which then
+    use the derived ROWS_LESS_1 and ID_LIST_REST / ID_LIST_GRAPHQL."""
+    where = "$" if api == "rest" else f"$.data.{ENDPOINTS[key]['field']}"
+    quote = '"' if api == "graphql" else ""
+    regex = False
+    if key == "comment":
+        path, expected = f"{where}.id", f"{quote}${{comment_id}}{quote}"
+    elif key == "user-comment":
+        path, expected = f"{where}.user.id", f"{quote}${{user_id}}{quote}"
+    elif key == "comments":
+        path = f"{where}[*].id"
+        expected = (f"${{ID_LIST_{api.upper()}}}" if not rows.isdigit() else
+                    "[" + ",".join(f"{quote}{i}{quote}" for i in range(1, int(rows) + 1)) + "]")
+    else:
+        user, less_1 = f"{quote}${{user_id}}{quote}", "${ROWS_LESS_1}" if not rows.isdigit() else int(rows) - 1
+        path, expected, regex = f"{where}[*].user.id", rf"\[({user},){{{less_1}}}{user}\]", True
+    return element("JSONPathAssertion", "JSONPathAssertionGui", f"body: {path} is {expected}",
+                   prop("stringProp", "JSON_PATH", path), prop("stringProp", "EXPECTED_VALUE", expected),
+                   prop("boolProp", "JSONVALIDATION", True), prop("boolProp", "EXPECT_NULL", False),
+                   prop("boolProp", "INVERT", False), prop("boolProp", "ISREGEX", regex))
 
 
 def endpoint_key(rows, joins):
     return ("user-" if int(joins) else "") + ("comment" if int(rows) == 1 else "comments")
 
 
-def thread_group(name, threads, body, setup=False):
-    """Threads looping for WARMUP + DURATION seconds, or (setup) one thread, once, before them."""
+def thread_group(name, threads, body):
+    """Threads looping for WARMUP + DURATION seconds, started evenly over RAMPUP seconds."""
     loop = ET.Element("elementProp", name="ThreadGroup.main_controller", elementType="LoopController",
                       guiclass="LoopControlPanel", testclass="LoopController", testname="Loop Controller")
-    loop.extend([prop("stringProp", "LoopController.loops", "1" if setup else "-1"),
+    loop.extend([prop("stringProp", "LoopController.loops", "-1"),
                  prop("boolProp", "LoopController.continue_forever", False)])
-    kind = "SetupThreadGroup" if setup else "ThreadGroup"
     group = element(
-        kind, kind + "Gui", name,
-        prop("stringProp", "ThreadGroup.num_threads", "1" if setup else threads),
-        prop("stringProp", "ThreadGroup.ramp_time", "0" if setup else "${RAMPUP}"),
+        "ThreadGroup", "ThreadGroupGui", name,
+        prop("stringProp", "ThreadGroup.num_threads", threads),
+        prop("stringProp", "ThreadGroup.ramp_time", "${RAMPUP}"),
         # Keeps each thread's keep-alive connection across iterations (no reconnect per request).
         prop("boolProp", "ThreadGroup.same_user_on_next_iteration", True),
         prop("stringProp", "ThreadGroup.on_sample_error", "continue"), loop,
-        prop("boolProp", "ThreadGroup.scheduler", not setup),
-        prop("stringProp", "ThreadGroup.duration", "" if setup else "${__intSum(${WARMUP},${DURATION})}"),
+        prop("boolProp", "ThreadGroup.scheduler", True),
+        prop("stringProp", "ThreadGroup.duration", "${__intSum(${WARMUP},${DURATION})}"),
         prop("stringProp", "ThreadGroup.delay", "0"),
         prop("boolProp", "ThreadGroup.delayedStart", False))
     return group, tree(*body)
 
 
-START_CLOCK = """// The load starts right after this: samples that start within WARMUP seconds are warm-up.
-props.put('testbed.measure_from', String.valueOf(System.currentTimeMillis() + 1000L * Long.parseLong(vars.get('WARMUP'))))
-"""
+def clock_group():
+    """Ends the warm-up: starts with the load, waits WARMUP seconds (its start-up delay), then sets
+    testbed.phase to "measured" so samples that start from then on lose the "warmup " label. Costs the
+    load threads one property lookup per sample."""
+    flip = element("TestAction", "TestActionGui", "end the warm-up", prop("intProp", "ActionProcessor.action", 1),
+                   prop("intProp", "ActionProcessor.target", 0),
+                   prop("stringProp", "ActionProcessor.duration", "${__setProperty(testbed.phase,measured,)}0"))
+    group, children = thread_group("clock: ends the warm-up", "1", [(flip, None)])
+    for name, value in (("ThreadGroup.ramp_time", "0"), ("ThreadGroup.delay", "${WARMUP}")):
+        group.find(f"stringProp[@name='{name}']").text = value
+    group.find("elementProp/stringProp[@name='LoopController.loops']").text = "1"
+    return group, children
 
 
-def prepare_group(first_group):
-    """Before the load: one request like the load's first (it compiles the assertion, which can
-    take seconds on a busy machine), then start the warm-up clock (see ASSERTION)."""
-    script = element("JSR223PreProcessor", "TestBeanGUI", "start the warm-up clock",
-                     prop("stringProp", "scriptLanguage", "groovy"), prop("stringProp", "parameters", ""),
-                     prop("stringProp", "filename", ""), prop("stringProp", "cacheKey", "true"),
-                     prop("stringProp", "script", START_CLOCK))
-    go = element("TestAction", "TestActionGui", "then start the load", prop("intProp", "ActionProcessor.action", 1),
-                 prop("intProp", "ActionProcessor.target", 0), prop("stringProp", "ActionProcessor.duration", "0"))
-    children = copy.deepcopy(first_group[1])
-    body = list(zip(children[0::2], children[1::2]))
-    return thread_group("prepare: one request then start the clock", "1", [*body, (go, tree((script, None)))],
-                        setup=True)
-
-
-def plan(title, variables, groups, derived=None, prepare=True):
+def plan(title, variables, groups, derived=None, clock=True):
     """A test plan: variables (names -> values), derived variables (computed from those when the
     test starts: one element cannot refer to its own), then thread groups as (element, hashTree)
-    pairs, preceded by the prepare group unless prepare is False."""
+    pairs, with the clock group unless clock is False."""
     config = []
     if derived:
         derived_element = arguments("", derived)
@@ -269,8 +250,8 @@ def plan(title, variables, groups, derived=None, prepare=True):
         derived_element.attrib = {"guiclass": "ArgumentsPanel", "testclass": "Arguments",
                                   "testname": "Derived values (computed when the test starts)"}
         config.append((derived_element, None))
-    if prepare:
-        groups = [prepare_group(groups[0]), *groups]
+    if clock:
+        groups = [clock_group(), *groups]
     test_plan = element(
         "TestPlan", "TestPlanGui", title, prop("stringProp", "TestPlan.comments", HOW_TO_RUN),
         prop("boolProp", "TestPlan.functional_mode", False),
@@ -287,7 +268,7 @@ def plan(title, variables, groups, derived=None, prepare=True):
 
 
 def timing(ids_dir):
-    return {"HOST": "${__P(host,127.0.0.1)}", "PORT": "${__P(port,3000)}",
+    return {**PHASES, "HOST": "${__P(host,127.0.0.1)}", "PORT": "${__P(port,3000)}",
             "RAMPUP": f"${{__P(rampup,{DEFAULTS['rampup_s']})}}",
             "WARMUP": f"${{__P(warmup,{DEFAULTS['warmup_s']})}}",
             "DURATION": f"${{__P(duration,{DEFAULTS['duration_s']})}}",
@@ -300,7 +281,11 @@ def parametrized(api):
     variables = {**timing("../.testbed/ids"), "THREADS": "${__P(threads,100)}",
                  "ROWS": "${__P(rows,1)}", "JOINS": "${__P(joins,0)}"}
     derived = {"ENDPOINT": "${__groovy((vars.get('JOINS') == '1' ? 'user-' : '') + "
-                           "(vars.get('ROWS') == '1' ? 'comment' : 'comments'))}"}
+                           "(vars.get('ROWS') == '1' ? 'comment' : 'comments'))}",
+               "ROWS_LESS_1": "${__intSum(${ROWS},-1)}",
+               "ID_LIST_REST": "[${__groovy((1..Integer.parseInt(vars.get('ROWS'))).join('\\,'))}]",
+               "ID_LIST_GRAPHQL": "[${__groovy((1..Integer.parseInt(vars.get('ROWS'))).collect { '\"' + it + '\"' }"
+                                  ".join('\\,'))}]"}
     branches = []
     for key in ENDPOINTS:
         simple = element("GenericController", "LogicControllerGui", key)

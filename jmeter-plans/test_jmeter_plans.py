@@ -23,7 +23,8 @@ new File(props.get('plans')).eachLine { path ->
         JMeter.convertSubTree(tree, false)
         lines << [path, count(tree, org.apache.jmeter.threads.ThreadGroup),
                   count(tree, org.apache.jmeter.protocol.http.sampler.HTTPSamplerProxy),
-                  count(tree, org.apache.jmeter.assertions.JSR223Assertion),
+                  count(tree, org.apache.jmeter.assertions.ResponseAssertion),
+                  count(tree, org.apache.jmeter.assertions.JSONPathAssertion),
                   count(tree, org.apache.jmeter.config.CSVDataSet)].join(' ')
     } catch (Throwable e) {
         lines << path + ' failed: ' + e
@@ -64,7 +65,7 @@ def test_every_plan_loads_in_jmeter(tmp_path, launcher):
                    prop("intProp", "ActionProcessor.target", 2), prop("stringProp", "ActionProcessor.duration", "0"))
     loader = tmp_path / "loader.jmx"
     loader.write_text(plan("load every plan", generate.timing(str(IDS)),
-                           [thread_group("loader", "1", [(stop, generate.tree((script, None)))])], prepare=False))
+                           [thread_group("loader", "1", [(stop, generate.tree((script, None)))])], clock=False))
     plans = sorted(PLANS.rglob("*.jmx"))
     (tmp_path / "plans.txt").write_text("".join(f"{p}\n" for p in plans))
     report = tmp_path / "report.txt"
@@ -75,7 +76,7 @@ def test_every_plan_loads_in_jmeter(tmp_path, launcher):
     found = dict(line.split(" ", 1) for line in report.read_text().splitlines())
     assert set(found) == {str(p) for p in plans}
     for path, counts in found.items():
-        # thread groups (prepare + load), HTTP samplers (4 endpoints in the parametrized plans,
-        # one in the standalone ones, each also in the prepare group), assertions, CSV data sets
+        # thread groups (clock + load), HTTP samplers (the 4 endpoints in the parametrized plans,
+        # one in the standalone ones), status and body assertions (one each per sampler), CSV data sets
         parametrized = "standalone" not in path
-        assert counts == ("2 8 8 2" if parametrized else "2 2 2 2"), f"{path}: {counts}"
+        assert counts == ("2 4 4 4 2" if parametrized else "2 1 1 1 2"), f"{path}: {counts}"

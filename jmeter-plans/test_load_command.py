@@ -80,7 +80,8 @@ def test_the_parametrized_plan_picks_the_endpoint_and_counts_a_closed_port_as_er
     summary = summarize_jtl(jtl)
     assert summary["samples"] > 0 and summary["errors"] == summary["samples"]
     labels = set(pd.read_csv(jtl, dtype=str)["label"])
-    assert labels == {"POST /graphql CommentsByLimit 100", "warmup POST /graphql CommentsByLimit 100"}
+    assert "POST /graphql CommentsByLimit 100" in labels
+    assert labels <= {"POST /graphql CommentsByLimit 100", "warmup POST /graphql CommentsByLimit 100"}
 
 
 def test_missing_java_is_one_clear_line(monkeypatch, tmp_path):

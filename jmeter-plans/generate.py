@@ -50,7 +50,7 @@ ENDPOINTS = {
 }
 
 # "warmup " until the clock group sets testbed.phase to "measured" (see clock_group); __V because
-# __P trims the space off a default value.
+# __P trims the space off a default value. Evaluated as each iteration starts (phase_of_request).
 PHASE = "${__V(PHASE_${__P(testbed.phase,warmup)})}"
 PHASES = {"PHASE_warmup": "warmup ", "PHASE_measured": ""}
 
@@ -148,7 +148,7 @@ def sampler(api, key, rows, port=None):
         args = ET.Element("elementProp", name="HTTPsampler.Arguments", elementType="Arguments")
         args.append(coll)
     http = element(
-        "HTTPSamplerProxy", "HttpTestSampleGui", PHASE + label, *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
+        "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}" + label, *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
                                                             if body else []),
         args, *([prop("stringProp", "HTTPSampler.port", port)] if port else []),
         prop("stringProp", "HTTPSampler.path", path), prop("stringProp", "HTTPSampler.method", method),
@@ -205,6 +205,18 @@ def endpoint_key(rows, joins):
     return ("user-" if int(joins) else "") + ("comment" if int(rows) == 1 else "comments")
 
 
+def phase_of_request():
+    """Sets PHASE as each iteration starts: JMeter evaluates a sampler's name when the sample
+    ends, and a sample belongs to the phase in which it started."""
+    names = ET.Element("collectionProp", name="UserParameters.names")
+    names.append(prop("stringProp", "PHASE", "PHASE"))
+    values = ET.Element("collectionProp", name="UserParameters.thread_values")
+    column = ET.SubElement(values, "collectionProp", name="all threads")
+    column.append(prop("stringProp", "PHASE", PHASE))
+    return element("UserParameters", "UserParametersGui", "phase of this request", names, values,
+                   prop("boolProp", "UserParameters.per_iteration", True))
+
+
 def thread_group(name, threads, body):
     """Threads looping for WARMUP + DURATION seconds, started evenly over RAMPUP seconds."""
     loop = ET.Element("elementProp", name="ThreadGroup.main_controller", elementType="LoopController",
@@ -222,7 +234,7 @@ def thread_group(name, threads, body):
         prop("stringProp", "ThreadGroup.duration", "${__intSum(${WARMUP},${DURATION})}"),
         prop("stringProp", "ThreadGroup.delay", "0"),
         prop("boolProp", "ThreadGroup.delayedStart", False))
-    return group, tree(*body)
+    return group, tree((phase_of_request(), None), *body)
 
 
 def clock_group():

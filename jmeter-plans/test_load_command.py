@@ -141,3 +141,17 @@ def test_the_download_is_checked_before_it_is_unpacked(monkeypatch, tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_warm_up_ends_at_one_instant_by_start_time(tmp_path, launcher, implementations):
+    """Every warm-up sample started before every measured one, whatever its thread or duration."""
+    name = sorted(implementations)[0]
+    jtl = tmp_path / "phases.jtl"
+    cmd = plan_command("rest", 6, "127.0.0.1", implementations[name], 4, 1, 2, 2, jtl, IDS,
+                       tmp_path / "jmeter.log", jmeter=launcher)
+    assert subprocess.run(cmd, capture_output=True, timeout=120).returncode == 0
+    rows = pd.read_csv(jtl)
+    warm = rows[rows["label"].str.startswith("warmup ")]
+    measured = rows[~rows["label"].str.startswith("warmup ")]
+    assert len(warm) and len(measured)
+    assert warm["timeStamp"].max() <= measured["timeStamp"].min()

@@ -5,13 +5,14 @@ the same running implementation, one after the other. Prints each tool's request
 its own CPU use per request over its measured window, and JMeter/wrk as a ratio: well below 1
 means the load generator, not the framework, limits what a case can show on this machine.
 
-    /usr/bin/python3 jmeter-plans/headroom.py --framework express [--connections 50] [--duration 10]
+    /usr/bin/python3 jmeter-plans/headroom.py --framework express [--connections 50] [--duration 10] [--rounds 2]
 
 Without --port it starts the implementation itself on a free port (and stops it after).
 """
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -119,8 +120,12 @@ def target(framework, port):
         apps.stop_app(proc)
 
 
+def cpu_per_request(r) -> float:
+    return r["loadgen_cpu_s"] / (r["rps"] * r["window_s"])
+
+
 def line(name, r):
-    per_request = 1e6 * r["loadgen_cpu_s"] / (r["rps"] * r["window_s"])
+    per_request = 1e6 * cpu_per_request(r)
     app = f", app CPU {100 * r['app_cpu_s'] / r['window_s']:.0f}%" if r["app_cpu_s"] else ""
     return (f"{name:6} {r['rps']:9.1f} req/s, {r['errors']} errors, load generator CPU "
             f"{100 * r['loadgen_cpu_s'] / r['window_s']:.0f}% ({per_request:.0f} us/request){app}")
@@ -132,12 +137,16 @@ def headroom(args):
         url = f"http://127.0.0.1:{port}"
         print(f"headroom: {args.framework} at {url}, GET /rest/comment/{{id}}, {args.connections} "
               f"connections, {args.duration} s each, on {os.cpu_count()} cores", flush=True)
-        w = run_wrk(url, args.connections, args.duration, app_pid)
-        print(line("wrk", w), flush=True)
-        j = run_jmeter(port, args.connections, args.duration, app_pid, Path(tmp))
-        print(line("jmeter", j))
-        print(f"ratio  JMeter/wrk throughput = {j['rps'] / w['rps']:.2f}; JMeter uses "
-              f"{(j['loadgen_cpu_s'] / (j['rps'] * j['window_s'])) / (w['loadgen_cpu_s'] / (w['rps'] * w['window_s'])):.1f}x "
+        ratios, cpu_ratios = [], []
+        for _ in range(args.rounds):
+            w = run_wrk(url, args.connections, args.duration, app_pid)
+            print(line("wrk", w), flush=True)
+            j = run_jmeter(port, args.connections, args.duration, app_pid, Path(tmp))
+            print(line("jmeter", j), flush=True)
+            ratios.append(j["rps"] / w["rps"])
+            cpu_ratios.append(cpu_per_request(j) / cpu_per_request(w))
+        print(f"ratio  JMeter/wrk throughput = {statistics.median(ratios):.2f} (rounds: "
+              f"{', '.join(f'{r:.2f}' for r in ratios)}); JMeter uses {statistics.median(cpu_ratios):.1f}x "
               f"wrk's CPU per request")
 
 
@@ -147,6 +156,8 @@ def parse_args(argv):
     p.add_argument("--port", type=int, help="an already running instance (default: start one)")
     p.add_argument("--connections", type=int, default=50, help="concurrency of both tools (default 50)")
     p.add_argument("--duration", type=int, default=10, help="measured seconds per tool (default 10)")
+    p.add_argument("--rounds", type=int, default=2,
+                   help="wrk then JMeter, this many times; the median ratio is printed (default 2)")
     return p.parse_args(argv)
 
 

@@ -137,6 +137,12 @@ def plan_command(api, case, host, port, threads, rampup_s, warmup_s, duration_s,
     if api not in APIS:
         fail(f"--api must be one of {', '.join(APIS)}, not {api!r}.")
     c = case if isinstance(case, dict) else find_case(int(case))
+    threads, rampup_s, warmup_s, duration_s = (
+        whole(value, name, least) for value, name, least in
+        ((threads, "threads", 1), (rampup_s, "ramp-up", 0), (warmup_s, "warm-up", 0), (duration_s, "duration", 1)))
+    if rampup_s > warmup_s:
+        fail(f"the ramp-up ({rampup_s} s) must fit in the warm-up ({warmup_s} s), so that every thread "
+             "runs through the whole measured window.")
     ids_dir = Path(ids_dir)
     cmd = [jmeter or find_jmeter(), "-n", "-t", str(PLANS / f"{api}.jmx"), "-q", str(PROPERTIES),
            "-l", str(jtl_path), "-j", str(log_path),
@@ -146,6 +152,13 @@ def plan_command(api, case, host, port, threads, rampup_s, warmup_s, duration_s,
     if dashboard_dir is not None:
         cmd += ["-e", "-o", str(dashboard_dir), SAMPLE_FILTER]
     return cmd
+
+
+def whole(value, name, least) -> int:
+    """JMeter's thread group takes whole numbers (seconds, threads)."""
+    if isinstance(value, bool) or not float(value).is_integer() or value < least:
+        fail(f"{name} must be a whole number of at least {least}, not {value!r}.")
+    return int(value)
 
 
 def start_plan(*args, stdout=subprocess.DEVNULL, **kwargs) -> subprocess.Popen:

@@ -97,6 +97,18 @@ def manifests() -> list[dict]:
     return found
 
 
+API_STYLES = ("rest", "graphql")
+
+
+def served_apis(manifest: dict) -> tuple:
+    """The API styles an implementation serves: its manifest's optional `apis`, else both."""
+    apis = tuple(manifest.get("apis", API_STYLES))
+    if not apis or any(a not in API_STYLES for a in apis):
+        fail(f"{manifest['dir'] / 'framework.json'}: apis must be a non-empty list of "
+             f"{' and '.join(API_STYLES)}, not {list(apis)}.")
+    return apis
+
+
 def main_guard(func, args) -> int:
     try:
         code = func(args)

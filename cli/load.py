@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from cli import jmeter
-from cli.common import IDS, ROOT, fail, manifests, say
+from cli.common import IDS, ROOT, fail, manifests, say, served_apis
 
 
 
@@ -51,6 +51,8 @@ def validate(args) -> dict:
              "(folders with a framework.json).")
     if args.api not in jmeter.APIS:
         fail(f"--api must be rest or graphql, not {args.api!r}.")
+    if args.api not in served_apis(found[args.framework]):
+        fail(f"{args.framework} does not serve {args.api} (the apis in its framework.json).")
     jmeter.find_case(args.case)
     for name in ("threads", "duration"):
         value = getattr(args, name)

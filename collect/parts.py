@@ -5,7 +5,7 @@ import signal
 import subprocess
 
 from cli import apps, jmeter
-from cli.common import IDS, ROOT
+from cli.common import IDS, ROOT, served_apis
 
 DEFAULT_RESULTS = ROOT / "results"
 HOST = "127.0.0.1"
@@ -90,5 +90,4 @@ def build(impl) -> None:
 
 
 def supports(impl: dict, api: str) -> bool:
-    """A manifest may list the API styles it implements; without the list, both."""
-    return api in impl.get("apis", ("rest", "graphql"))
+    return api in served_apis(impl)

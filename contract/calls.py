@@ -24,9 +24,6 @@ REST_PATHS = {
 JSON_HEADERS = (("Accept", "application/json"),)
 
 
-APIS = ("rest", "graphql")
-
-
 @dataclass(frozen=True)
 class Request:
     """Exactly what goes on the wire (Host and Content-Length aside)."""

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cli import apps
-from cli.common import LOGS, database, fail, manifests, say
+from cli.common import API_STYLES, LOGS, database, fail, manifests, say, served_apis
 from cli.isolated import free_port
-from contract.calls import APIS
 from contract.sqlcount import StatementCounter
 
 REQUIRED = ("name", "build", "start", "port_env", "default_port", "readiness_path")
@@ -19,7 +18,7 @@ REQUIRED = ("name", "build", "start", "port_env", "default_port", "readiness_pat
 class Target:
     name: str
     url: str
-    apis: tuple = APIS       # what the manifest says it serves; verify checks only those
+    apis: tuple = API_STYLES  # what the manifest says it serves; verify checks only those
     proc: object = None      # the Popen verify started, or None for one that was running
     relay: StatementCounter | None = None   # counts its statements, if verify started it
 
@@ -59,16 +58,6 @@ def select(names: list[str] | None, extra: list[Path]) -> list[dict]:
     return [known[n] for n in names]
 
 
-def declared_apis(manifest: dict) -> tuple:
-    """The manifest's `apis` (default: both). An unknown name is a manifest error, not a skip."""
-    apis = tuple(manifest.get("apis", APIS))
-    unknown = [a for a in apis if a not in APIS]
-    if unknown or not apis:
-        fail(f"{manifest['dir'] / 'framework.json'}: apis must be a non-empty list of "
-             f"{', '.join(APIS)}, not {list(apis)}.")
-    return apis
-
-
 def _ready(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
@@ -82,7 +71,7 @@ def acquire(manifest: dict, fresh: bool = False) -> Target:
     base = apps.url(manifest)
     if not fresh and _ready(base + manifest["readiness_path"]):
         say(f"verify: {manifest['name']}: using the one running at {base}.")
-        return Target(manifest["name"], base, declared_apis(manifest))
+        return Target(manifest["name"], base, served_apis(manifest))
     apps.build(manifest)
     port = manifest["default_port"] if apps.port_free(manifest["default_port"]) else free_port()
     log = LOGS / f"verify-{manifest['name']}.log"
@@ -90,7 +79,7 @@ def acquire(manifest: dict, fresh: bool = False) -> Target:
     relay = StatementCounter(db.host, db.port)
     proc = apps.start_app(manifest, port=port, log_path=log,
                           extra_env={"DB_HOST": "127.0.0.1", "DB_PORT": str(relay.port)})
-    target = Target(manifest["name"], apps.url(manifest, port), declared_apis(manifest), proc, relay)
+    target = Target(manifest["name"], apps.url(manifest, port), served_apis(manifest), proc, relay)
     try:
         apps.wait_ready(target.url + manifest["readiness_path"], proc=proc, log_path=log)
     except BaseException:

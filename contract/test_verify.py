@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from cli import apps
-from cli.common import ROOT, manifests
+from cli.common import ROOT, manifests, served_apis
 from cli.isolated import free_port
 
 TESTBED = str(ROOT / "testbed")
@@ -34,14 +34,15 @@ def table(output: str) -> dict[str, dict[str, str]]:
 
 
 def test_every_implementation_keeps_the_contract():
-    found = [m["name"] for m in manifests()]
-    assert found, "no framework.json in the repository"
+    served = {m["name"]: "+".join(served_apis(m)) for m in manifests()}
+    assert served, "no framework.json in the repository"
     result = verify()
     assert result.returncode == 0, result.stdout + result.stderr
     rows = table(result.stdout)
-    assert sorted(rows) == sorted(found)
+    assert sorted(rows) == sorted(served)
     for name, cells in rows.items():
-        assert all(cell.startswith("pass") or (cell == "-" and len(found) == 1)
+        assert cells.pop("apis") == served[name]
+        assert all(cell.startswith("pass") or (cell == "-" and len(served) == 1)
                    for cell in cells.values()), (name, cells)
 
 

@@ -8,14 +8,13 @@ import hashlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from cli.common import LOGS, ROOT, STATE, database, fail, manifests, say
+from cli.common import LOGS, ROOT, STATE, database, fail, manifests, port_free, say
 
 RUN = STATE / "run"
 BUILDS = STATE / "build"
@@ -119,17 +118,6 @@ def _build_locked(manifest: dict, force: bool) -> bool:
 
 
 # --- starting, waiting, stopping ---------------------------------------------------------------
-
-def port_free(port: int) -> bool:
-    """True if nothing listens on the port (on any address the app might bind)."""
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("0.0.0.0", port))
-        except OSError:
-            return False
-    return True
-
 
 def app_env(manifest: dict, port: int, extra_env: dict | None = None) -> dict:
     """The app's environment: ours, the manifest's fixed env, the DB_* of the read-only

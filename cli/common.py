@@ -2,6 +2,7 @@
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -24,6 +25,17 @@ def fail(message: str) -> "NoReturn":
 
 def say(message: str) -> None:
     print(message, flush=True)
+
+
+def port_free(port: int) -> bool:
+    """True if nothing listens on the port, on any address (so 127.0.0.1 listeners count too)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("0.0.0.0", port))
+        except OSError:
+            return False
+    return True
 
 
 def need_tool(name: str, hint: str) -> str:

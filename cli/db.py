@@ -2,11 +2,10 @@
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 
-from cli.common import ROOT, STATE, LOGS, Database, database, fail, say
+from cli.common import ROOT, STATE, LOGS, Database, database, fail, port_free, say
 from cli.setup import ensure_debian
 
 DATA = STATE / "mysql"
@@ -75,16 +74,6 @@ def _pid():
     return pid if comm in ("mariadbd", "mysqld") else None
 
 
-def _port_taken(port):
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return True
-    return False
-
-
 def _server_binary():
     for name in ("mariadbd", "mysqld"):
         for path in (shutil.which(name), f"/usr/sbin/{name}"):
@@ -120,7 +109,7 @@ def start() -> Database:
     if _pid():
         return db
     ensure_debian("db")
-    if _port_taken(db.port):
+    if not port_free(db.port):
         fail(f"port {db.port} on 127.0.0.1 is taken by another process: stop it, "
              f"or point DB_HOST/DB_PORT at that server instead.")
     if not (DATADIR / "mysql").exists():

@@ -3,6 +3,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 from cli.common import ROOT, STATE, LOGS, Database, database, fail, port_free, say
@@ -64,6 +65,15 @@ def sql(query: str, *, db: Database | None = None, as_root=False, user=None, pas
 
 # --- the managed server --------------------------------------------------------------------------
 
+def _alive(pid) -> bool:
+    """True while the process runs; a zombie (exited, not yet reaped by its parent) has stopped."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
 def _pid():
     """The managed server's pid, if its pid file names a live mariadbd/mysqld."""
     try:
@@ -71,7 +81,7 @@ def _pid():
         comm = open(f"/proc/{pid}/comm").read().strip()
     except (OSError, ValueError):
         return None
-    return pid if comm in ("mariadbd", "mysqld") else None
+    return pid if comm in ("mariadbd", "mysqld") and _alive(pid) else None
 
 
 def _server_binary():
@@ -117,16 +127,19 @@ def start() -> Database:
     LOGS.mkdir(parents=True, exist_ok=True)
     user = ["--user=root"] if os.geteuid() == 0 else []
     log = LOGS / "mysqld.log"
-    subprocess.Popen(
+    server = subprocess.Popen(
         [_server_binary(), f"--defaults-file={SETTINGS}", f"--datadir={DATADIR}",
          f"--port={db.port}", f"--socket={SOCKET}", f"--pid-file={PIDFILE}",
          f"--log-error={log}", *user],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, cwd=STATE)
+    # A long-lived caller (./testbed test) stays the server's parent: reap it when it exits, or it
+    # lingers as a zombie. A short-lived caller's thread ends with it and init adopts the server.
+    threading.Thread(target=server.wait, daemon=True).start()
     deadline = time.monotonic() + 60
     while sql("SELECT 1", as_root=True, check=False).returncode != 0:
         if time.monotonic() > deadline:
-            fail(f"the managed database did not start within 60 s; see {log.relative_to(ROOT)}.")
+            fail(f"the managed database did not start within 60 s; see {log}.")
         time.sleep(0.3)
     sql("CREATE DATABASE IF NOT EXISTS `forum` CHARACTER SET utf8mb4;\n" + ACCOUNTS.read_text(),
         as_root=True)
@@ -144,7 +157,7 @@ def stop():
         return
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 60
-    while os.path.exists(f"/proc/{pid}"):
+    while _alive(pid):
         if time.monotonic() > deadline:
             fail(f"the managed database (pid {pid}) did not stop within 60 s.")
         time.sleep(0.2)

@@ -156,9 +156,13 @@ def plan_command(api, case, host, port, threads, rampup_s, warmup_s, duration_s,
 
 def whole(value, name, least) -> int:
     """JMeter's thread group takes whole numbers (seconds, threads)."""
-    if isinstance(value, bool) or not float(value).is_integer() or value < least:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = None
+    if isinstance(value, bool) or number is None or not number.is_integer() or number < least:
         fail(f"{name} must be a whole number of at least {least}, not {value!r}.")
-    return int(value)
+    return int(number)
 
 
 def start_plan(*args, stdout=subprocess.DEVNULL, **kwargs) -> subprocess.Popen:

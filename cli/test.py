@@ -41,6 +41,7 @@ def test(pytest_args):
     suites += [(m["name"], m["test"], m["dir"]) for m in implementations if m.get("test")]
     failed = []
     for name, cmd, cwd in suites:
+        start()  # a suite that stopped the database and failed must not fail the next one too
         say(f"\n== {name}: {' '.join(cmd) if isinstance(cmd, list) else cmd}")
         code = subprocess.run(cmd, cwd=cwd, env=env, shell=isinstance(cmd, str)).returncode
         if code != 0:

@@ -1,8 +1,12 @@
 """`./testbed db`: a private server under TESTBED_HOME, stopped by its own pid file only."""
 import socket
+import subprocess
+import sys
+import time
 
+from cli.common import ROOT, database
+from cli.db import _alive
 from cli.isolated import IsolatedTestbed, free_port
-from cli.common import database
 
 
 def test_status_reports_a_running_server_without_data(isolated_testbed):
@@ -47,3 +51,30 @@ def test_an_external_server_is_used_and_never_started(isolated_testbed, tmp_path
     assert result.returncode == 0, result.stderr
     assert "external server" in result.stdout
     assert not (tmp_path / "mysql").exists()
+
+
+def test_a_server_started_by_a_process_that_lives_on_still_stops(isolated_testbed):
+    """As under ./testbed test: the starter outlives the server, and a suite runs `db stop`."""
+    assert isolated_testbed.run("db", "stop").returncode == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "from cli.db import start; start(); import sys; sys.stdin.read()"],
+        cwd=ROOT, env=isolated_testbed.env(PYTHONPATH=str(ROOT)), stdin=subprocess.PIPE)
+    try:
+        for _ in range(600):
+            if isolated_testbed.run("db", "status").returncode == 0:
+                break
+            time.sleep(0.1)
+        stopped = isolated_testbed.run("db", "stop")
+        assert stopped.returncode == 0 and stopped.stdout.strip() == "db: stopped.", stopped.stderr
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    assert isolated_testbed.run("db", "start").returncode == 0
+
+
+def test_a_zombie_does_not_count_as_running():
+    child = subprocess.Popen(["true"])
+    while open(f"/proc/{child.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.01)
+    assert not _alive(child.pid)
+    child.wait()

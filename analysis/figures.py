@@ -62,7 +62,9 @@ def study_figure(run: Run, agg: pd.DataFrame, sig: pd.DataFrame, spec: StudyFigu
         err = np.vstack([means - mine["ci_low"].to_numpy(dtype=float),
                          mine["ci_high"].to_numpy(dtype=float) - means])
         at = x + (i - (len(frameworks) - 1) / 2) * width
-        ax.bar(at, means, width, yerr=err, capsize=3, label=run.display_name(framework),
+        # n=1 has no interval: no error bars rather than all-NaN ones matplotlib warns about.
+        ax.bar(at, means, width, yerr=err if np.isfinite(err).any() else None, capsize=3,
+               label=run.display_name(framework),
                color=colour(framework, i), error_kw={"elinewidth": 1})
         for j in np.flatnonzero(mine["n"].to_numpy() == 1):
             ax.text(at[j], means[j], "n=1", ha="center", va="bottom", fontsize=7)

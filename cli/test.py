@@ -2,13 +2,12 @@
 import subprocess
 import sys
 
+from cli import jmeter
 from cli.apps import build
 from cli.common import IDS, ROOT, manifests, os_env, say
 from cli.db import start
 from cli.seed import seed
 from cli.setup import ensure_debian
-
-SHARED_JMETER = ROOT.parent / "shared" / "tools" / "apache-jmeter-5.6.3"
 
 
 def register(sub):
@@ -25,8 +24,8 @@ def test_env() -> dict:
     db = start()
     extra = {**db.api_env(), "DB_SEED_USER": db.seed_user, "DB_SEED_PASSWORD": db.seed_password,
              "TESTBED_DB_MANAGED": "1" if db.managed else "0", "TESTBED_IDS": str(IDS)}
-    if SHARED_JMETER.exists():
-        extra.setdefault("JMETER_HOME", str(SHARED_JMETER))
+    if jmeter.SHARED.exists():
+        extra.setdefault("JMETER_HOME", str(jmeter.SHARED))
     return os_env(extra)
 
 

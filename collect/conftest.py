@@ -1,11 +1,9 @@
-"""What the run tests share: a private seeded database, free ports for the apps, and JMeter."""
-import socket
+"""What the run tests share: a private seeded database and free ports for the apps (cli.jmeter finds JMeter)."""
 import subprocess
 
 import pytest
 
-from cli.common import ROOT
-from cli.test import SHARED_JMETER
+from cli.common import ROOT, port_free
 
 TESTBED = str(ROOT / "testbed")
 
@@ -13,18 +11,9 @@ TESTBED = str(ROOT / "testbed")
 def free_offset() -> str:
     """A port offset at which every app's port is free."""
     for offset in range(21000, 30000, 137):
-        if all(_free(port + offset) for port in (3000, 5000)):
+        if all(port_free(port + offset) for port in (3000, 5000)):
             return str(offset)
     raise RuntimeError("no free port offset")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("0.0.0.0", port))
-        except OSError:
-            return False
-    return True
 
 
 def run_testbed(*args, env, **kwargs):
@@ -38,8 +27,6 @@ def run_env(isolated_testbed):
     disturbs them) and the apps' default ports shifted by TESTBED_PORT_OFFSET (so they never meet
     an app someone else started)."""
     env = isolated_testbed.env(TESTBED_PORT_OFFSET=free_offset())
-    if not env.get("JMETER_HOME") and SHARED_JMETER.exists():
-        env["JMETER_HOME"] = str(SHARED_JMETER)
     assert run_testbed("db", "start", env=env).returncode == 0
     seeded = run_testbed("seed", env=env)
     assert seeded.returncode == 0, seeded.stderr

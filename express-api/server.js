@@ -1,6 +1,6 @@
 // One process listening on PORT. Kept free of app logic so that a cluster variant can fork
 // workers that each run this file unchanged.
-import { loadConfig } from './config.js';
+import { loadConfig, KEEP_ALIVE_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from './config.js';
 import { createPool } from './db.js';
 import { createApp } from './app.js';
 
@@ -10,6 +10,8 @@ const server = createApp(pool).listen(config.port, () => {
   // The real port, so that PORT=0 (tests) can learn which one the system picked.
   console.log(`express-api: listening on port ${server.address().port} (pid ${process.pid})`);
 });
+server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+server.headersTimeout = HEADERS_TIMEOUT_MS;
 
 server.on('error', (error) => {
   console.error(`express-api: cannot listen on port ${config.port}: ${error.message}`);

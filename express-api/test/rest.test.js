@@ -26,6 +26,7 @@ async function okJson(path) {
   assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
   assert.equal(response.headers.get('etag'), null);
   assert.equal(response.headers.get('x-powered-by'), null);
+  assert.equal(response.headers.get('keep-alive'), 'timeout=130', 'keep-alive as long as Kestrel\'s');
   return response.text;
 }
 

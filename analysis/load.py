@@ -16,8 +16,10 @@ SUMMARY_COLUMNS = [
     "samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms",
     "p50_ms", "p90_ms", "p95_ms", "p99_ms", "cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb",
     "mem_peak_pct", "db_cpu_mean_pct", "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct"]
+# Added after the first runs were made; runs without it still load.
+LATER_COLUMNS = ["in_flight_mean"]
 INT_COLUMNS = ["case", "requests", "rows", "joins", "iteration"]
-NUMBER_COLUMNS = SUMMARY_COLUMNS[SUMMARY_COLUMNS.index("samples"):]
+NUMBER_COLUMNS = SUMMARY_COLUMNS[SUMMARY_COLUMNS.index("samples"):] + LATER_COLUMNS
 STATUSES = {"ok", "failed", "excluded"}
 APIS = ("rest", "graphql")
 PROC_COLUMNS = ["t_s", "role", "pid", "cpu_pct", "rss_kb"]
@@ -104,14 +106,14 @@ def load_summary(path: Path) -> tuple[pd.DataFrame, int]:
         table = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise ResultFileError(path, f"not a readable CSV ({str(e).strip()})") from None
-    if list(table.columns) != SUMMARY_COLUMNS:
+    if list(table.columns) not in (SUMMARY_COLUMNS, SUMMARY_COLUMNS + LATER_COLUMNS):
         raise ResultFileError(path, "header differs from the contract; expected "
-                                    + ",".join(SUMMARY_COLUMNS))
+                                    + ",".join(SUMMARY_COLUMNS + LATER_COLUMNS))
     for i, row in table.iterrows():
         check_summary_row(path, i + 2, row)  # line 1 is the header
     for column in INT_COLUMNS:
         table[column] = table[column].astype(int)
-    for column in NUMBER_COLUMNS:
+    for column in table.columns.intersection(NUMBER_COLUMNS):
         table[column] = pd.to_numeric(table[column].replace("", None), errors="coerce")
     # A resumed run may re-run a cell; its later row is the one that counts.
     key = ["framework", "api", "case", "iteration"]
@@ -131,7 +133,7 @@ def check_summary_row(path: Path, line: int, row) -> None:
     for column in INT_COLUMNS:
         if not row[column].isdigit():
             bad(f"{column} must be a non-negative integer, not {row[column]!r}")
-    for column in NUMBER_COLUMNS:
+    for column in row.index.intersection(NUMBER_COLUMNS):
         value = row[column]
         if value == "":
             continue  # not measured: a failed or excluded cell, or a sampler that saw no process

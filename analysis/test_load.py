@@ -14,6 +14,14 @@ def test_fixture_run_loads(run_dir):
     assert run.display_name("aspnet") == "ASP.NET Core"
 
 
+def test_a_summary_with_requests_in_flight_loads_too(run_dir):
+    """Runs since in_flight_mean was added carry it as a last column; older runs still load."""
+    path = run_dir / "summary.csv"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0] + ",in_flight_mean"] + [line + ",7.5" for line in lines[1:]]) + "\n")
+    assert set(load_run(run_dir).summary["in_flight_mean"]) == {7.5}
+
+
 def test_latest_run_is_the_last_timestamp_and_ignores_other_folders(results):
     for name in ("20231231-235959-quick", "20990102-000000-smoke", "notes", "20990103-x"):
         (results / name).mkdir()

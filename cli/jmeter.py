@@ -177,14 +177,16 @@ def dashboard_command(jtl_path, out_dir, jmeter=None) -> list[str]:
 
 
 SUMMARY_KEYS = ("samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms",
-                "p50_ms", "p90_ms", "p95_ms", "p99_ms")
+                "p50_ms", "p90_ms", "p95_ms", "p99_ms", "in_flight_mean")
 
 
 def summarize_jtl(path) -> dict:
     """Statistics of the measured window (warm-up samples left out), keyed like summary.csv.
 
     throughput_rps = samples / (last end - first start), as JMeter computes it; percentiles use
-    the (n+1)p rank with interpolation, as JMeter's dashboard does (commons-math's default)."""
+    the (n+1)p rank with interpolation, as JMeter's dashboard does (commons-math's default).
+    in_flight_mean is the mean number of requests in flight over that window (the sum of the
+    response times over its length: Little's law), the concurrency the server really saw."""
     import numpy as np
     import pandas as pd
 
@@ -206,7 +208,8 @@ def summarize_jtl(path) -> dict:
             "throughput_rps": round(n * 1000 / window_ms, 3) if window_ms > 0 else None,
             "mean_ms": round(float(elapsed.mean()), 3), "min_ms": int(elapsed.min()),
             "max_ms": int(elapsed.max()), "p50_ms": round(float(p50), 3), "p90_ms": round(float(p90), 3),
-            "p95_ms": round(float(p95), 3), "p99_ms": round(float(p99), 3)}
+            "p95_ms": round(float(p95), 3), "p99_ms": round(float(p99), 3),
+            "in_flight_mean": round(float(elapsed.sum()) / window_ms, 2) if window_ms > 0 else None}
 
 
 def failures(path, limit=3) -> list[str]:

@@ -9,10 +9,14 @@ SUMMARY_HEADER = [
     "framework", "api", "case", "requests", "rows", "joins", "iteration", "status", "flags",
     "samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms", "p50_ms",
     "p90_ms", "p95_ms", "p99_ms", "cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct",
-    "db_cpu_mean_pct", "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct"]
+    "db_cpu_mean_pct", "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct", "in_flight_mean"]
 JTL_FIELDS = ["samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms",
-              "p50_ms", "p90_ms", "p95_ms", "p99_ms"]
+              "p50_ms", "p90_ms", "p95_ms", "p99_ms", "in_flight_mean"]
 SATURATION = 0.90  # JMeter busy on this share of the cores it had, on average over the window
+# Requests in flight, on average, below this share of the case's threads: the threads spent most
+# of their time outside requests (waiting for the CPU in JMeter), so the load generator, not the
+# case's concurrency, set the load.
+UNDERLOADED = 0.50
 
 
 def mem_total_kb() -> int:
@@ -55,7 +59,7 @@ def sampler_stats(proc_csv: Path) -> dict:
     }
 
 
-def flags(jtl: dict, stats: dict, loadgen_cores: int) -> list[str]:
+def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int) -> list[str]:
     """Why a finished case's numbers should not be trusted; empty when they can be."""
     found = []
     if (jtl.get("errors") or 0) > 0:
@@ -63,6 +67,9 @@ def flags(jtl: dict, stats: dict, loadgen_cores: int) -> list[str]:
     loadgen = stats.get("loadgen_cpu_mean_pct")
     if loadgen is not None and loadgen >= SATURATION * 100 * loadgen_cores:
         found.append("loadgen_saturated")
+    in_flight = jtl.get("in_flight_mean")
+    if in_flight is not None and in_flight < UNDERLOADED * threads:
+        found.append("underloaded")
     return found
 
 

@@ -334,7 +334,7 @@ class Run:
         stats = metrics.sampler_stats(folder / "proc.csv")
         if (summary.get("errors") or 0) > 0 and not db_alive(self.db):
             raise DatabaseDown(f"the database ({self.db.describe()}) went down during {key(item)}")
-        flags = metrics.flags(summary, stats, loadgen_cores)
+        flags = metrics.flags(summary, stats, loadgen_cores, threads)
         record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=loadgen_cores,
                       window={"t0_epoch": t0, "start_s": window[0], "end_s": window[1]},
                       results={**summary, **stats})

@@ -99,10 +99,16 @@ def test_measured_window_leaves_out_warmup_samples(tmp_path):
 
 
 def test_flags():
-    assert metrics.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 170.0}, 2) == []
-    assert metrics.flags({"errors": 2}, {"loadgen_cpu_mean_pct": 180.0}, 2) == \
+    assert metrics.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 170.0}, 2, 100) == []
+    assert metrics.flags({"errors": 2}, {"loadgen_cpu_mean_pct": 180.0}, 2, 100) == \
         ["errors", "loadgen_saturated"]
-    assert metrics.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 95.0}, 1) == ["loadgen_saturated"]
+    assert metrics.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 95.0}, 1, 100) == ["loadgen_saturated"]
+
+
+def test_a_case_whose_threads_were_mostly_outside_requests_is_underloaded():
+    assert metrics.flags({"errors": 0, "in_flight_mean": 50.0}, {}, 2, 100) == []
+    assert metrics.flags({"errors": 0, "in_flight_mean": 49.9}, {}, 2, 100) == ["underloaded"]
+    assert metrics.flags({"errors": 0, "in_flight_mean": 17.0}, {}, 2, 500) == ["underloaded"]
 
 
 def test_sampler_stats_and_summary_row(tmp_path):

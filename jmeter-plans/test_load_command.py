@@ -64,6 +64,9 @@ def test_load_prints_one_summary_keeps_the_jtl_and_writes_the_dashboard(tmp_path
                            ("p50_ms", "medianResTime"), ("p90_ms", "pct1ResTime"), ("p95_ms", "pct2ResTime"),
                            ("p99_ms", "pct3ResTime"), ("throughput_rps", "throughput")]:
         assert mine[key] == pytest.approx(theirs[their_key], abs=0.01), key
+    # Little's law: requests in flight = throughput x response time, never more than the threads.
+    assert mine["in_flight_mean"] == pytest.approx(theirs["throughput"] * theirs["meanResTime"] / 1000, abs=0.01)
+    assert 0 < mine["in_flight_mean"] <= 2
 
 
 def test_runs_never_overwrite_each_other(tmp_path, monkeypatch):

@@ -3,15 +3,13 @@ import csv
 import os
 from pathlib import Path
 
-from cli.jmeter import WARMUP_PREFIX
+from cli.jmeter import SUMMARY_KEYS as JTL_FIELDS, WARMUP_PREFIX
 
 SUMMARY_HEADER = [
     "framework", "api", "case", "requests", "rows", "joins", "iteration", "status", "flags",
     "samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms", "p50_ms",
     "p90_ms", "p95_ms", "p99_ms", "cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct",
     "db_cpu_mean_pct", "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct", "in_flight_mean"]
-JTL_FIELDS = ["samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms",
-              "p50_ms", "p90_ms", "p95_ms", "p99_ms", "in_flight_mean"]
 SATURATION = 0.90  # JMeter busy on this share of the cores it had, on average over the window
 # Requests in flight, on average, below this share of the case's threads: the threads spent most
 # of their time outside requests (waiting for the CPU in JMeter), so the load generator, not the

@@ -12,8 +12,8 @@ every thread of the plan has started; then each loops with no think time, so the
 times the phases from that instant: WARMUP seconds of warm-up, DURATION seconds measured, then it
 stops the test (each thread finishes its request in flight). Warm-up is excluded by label: samples
 that start before the clock ends the warm-up are named `warmup <label>`, and `cli/jmeter.py
-summarize_jtl` leaves those out. Every sample is checked by built-in assertions: status 200, and one JSON path
-over the body (see json_check).
+summarize_jtl` leaves those out. Every sample is checked by built-in assertions: status 200, and
+one JSON path over the body (see json_check).
 
 Run `python3 jmeter-plans/generate.py` after changing this file; a test fails if the checked-in
 plans differ from what it writes.
@@ -232,6 +232,12 @@ def pause(name, duration_ms):
                    prop("stringProp", "ActionProcessor.duration", duration_ms))
 
 
+def stop_test(name):
+    """Asks every thread to stop once its request in flight is done."""
+    return element("TestAction", "TestActionGui", name, prop("intProp", "ActionProcessor.action", 0),
+                   prop("intProp", "ActionProcessor.target", 2), prop("stringProp", "ActionProcessor.duration", "0"))
+
+
 def thread_group(name, threads, body):
     """Threads started evenly over RAMPUP seconds that, once all have started, loop until the clock
     group stops the test. The scheduler's end time is only a backstop should the clock fail."""
@@ -262,11 +268,9 @@ def clock_group():
     """Times the phases for the load threads. Once every thread has started it waits WARMUP seconds,
     sets testbed.phase to "measured" (samples that start from then on lose the "warmup " label,
     at the cost of one property lookup per sample), waits DURATION seconds and stops the test."""
-    stop = element("TestAction", "TestActionGui", "end the test", prop("intProp", "ActionProcessor.action", 0),
-                   prop("intProp", "ActionProcessor.target", 2), prop("stringProp", "ActionProcessor.duration", "0"))
     steps = [pause("warm-up", "${WARMUP}000"),
              pause("end the warm-up", "${__setProperty(testbed.phase,measured,)}0"),
-             pause("measure", "${DURATION}000"), stop]
+             pause("measure", "${DURATION}000"), stop_test("end the test")]
     group, children = thread_group("clock: times the warm-up and the measured window", "1",
                                    [(step, None) for step in steps])
     group.find("elementProp/stringProp[@name='LoopController.loops']").text = "1"

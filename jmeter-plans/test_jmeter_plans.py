@@ -54,15 +54,14 @@ def test_checked_in_plans_match_the_generator(tmp_path):
 
 
 def test_every_plan_loads_in_jmeter(tmp_path, launcher):
-    from generate import element, plan, prop, thread_group
+    from generate import element, plan, prop, stop_test, thread_group
     # The script runs as a pre-processor of a "stop the test" action (the shared JMeter has no
     # JSR223 Sampler, which lives in the optional ApacheJMeter_java.jar).
     script = element("JSR223PreProcessor", "TestBeanGUI", "load every plan",
                      prop("stringProp", "scriptLanguage", "groovy"), prop("stringProp", "parameters", ""),
                      prop("stringProp", "filename", ""), prop("stringProp", "cacheKey", "true"),
                      prop("stringProp", "script", LOADER))
-    stop = element("TestAction", "TestActionGui", "then stop", prop("intProp", "ActionProcessor.action", 0),
-                   prop("intProp", "ActionProcessor.target", 2), prop("stringProp", "ActionProcessor.duration", "0"))
+    stop = stop_test("then stop")
     loader = tmp_path / "loader.jmx"
     loader.write_text(plan("load every plan", generate.timing(str(IDS)),
                            [thread_group("loader", "1", [(stop, generate.tree((script, None)))])], clock=False))

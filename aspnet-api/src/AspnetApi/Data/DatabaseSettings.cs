@@ -1,5 +1,3 @@
-using MySql.Data.MySqlClient;
-
 namespace AspnetApi.Data;
 
 /// <summary>Where the database is (DB_* variables, defaulting to the testbed's managed server).</summary>
@@ -19,22 +17,4 @@ public record DatabaseSettings(string Host, uint Port, string Name, string User,
         return new DatabaseSettings(Env("DB_HOST", "127.0.0.1"), portNumber, Env("DB_NAME", "forum"),
             Env("DB_USER", "forum_api"), Env("DB_PASSWORD", "forum_api"));
     }
-
-    public string ConnectionString() => new MySqlConnectionStringBuilder
-    {
-        Server = Host,
-        Port = Port,
-        Database = Name,
-        UserID = User,
-        Password = Password,
-        CharacterSet = "utf8mb4",
-        // The pool of the contract: 100 connections, opened lazily, not reset when returned.
-        Pooling = true,
-        MaximumPoolSize = PoolSize,
-        MinimumPoolSize = 0,
-        ConnectionReset = false,
-        // mysql2 connects without TLS; so does this side, rather than negotiating it.
-        SslMode = MySqlSslMode.None,
-        ConnectionTimeout = 5,
-    }.ConnectionString;
 }

@@ -1,25 +1,16 @@
 using System.Data.Common;
 using System.Globalization;
-using System.Net.Sockets;
-using MySql.Data.MySqlClient;
+using System.Text;
 
 namespace AspnetApi.Data;
 
 /// <summary>
-/// All SQL the API runs, word for word the shared contract's text. Commands are parameterized but
-/// never prepared, so they go over the text protocol and the server counts one Com_select each,
-/// as with mysql2's pool.query on the Express side.
+/// All SQL the API runs, word for word the shared contract's text (express-api/data.js sends the
+/// same). Commands are parameterized but never prepared, so they go over the text protocol and the
+/// server counts one Com_select each, as with mysql2's pool.query on the Express side.
 /// </summary>
-public sealed class ForumDatabase(DbDataSource dataSource)
+public sealed class ForumDatabase(DbDataSource dataSource, DatabaseDriver driver)
 {
-    /// <summary>
-    /// MySql.Data 8.0.16 only looks asynchronous: its *Async methods block the calling thread, and
-    /// so does waiting for a free pooled connection. Queueing here, asynchronously, for one of the
-    /// pool's connections keeps at most PoolSize threads blocked in the driver, and lets the rest
-    /// wait without a thread, like requests queued in mysql2's pool.
-    /// </summary>
-    readonly SemaphoreSlim connections = new(DatabaseSettings.PoolSize, DatabaseSettings.PoolSize);
-
     const string CommentByIdSql =
         "SELECT comment_id, thread_id, user_id, body, datemade, datelastupdated FROM comment WHERE comment_id = ?";
     const string CommentsByLimitSql =
@@ -28,6 +19,7 @@ public sealed class ForumDatabase(DbDataSource dataSource)
         "SELECT c.comment_id, c.thread_id, c.user_id, c.body, c.datemade, c.datelastupdated, u.name, u.email, u.phone FROM comment c JOIN user u ON u.user_id = c.user_id WHERE c.user_id = ? ORDER BY c.comment_id LIMIT 1";
     const string UserCommentsSql =
         "SELECT c.comment_id, c.thread_id, c.user_id, c.body, c.datemade, c.datelastupdated, u.name, u.email, u.phone FROM comment c JOIN user u ON u.user_id = c.user_id WHERE c.user_id = ? ORDER BY c.comment_id LIMIT ?";
+    const string UsersByIdsSql = "SELECT user_id, name, email, phone FROM user WHERE user_id IN ";
     const string PingSql = "SELECT 1";
 
     public async Task<Comment?> CommentById(int id)
@@ -48,22 +40,24 @@ public sealed class ForumDatabase(DbDataSource dataSource)
     public Task<List<CommentWithUser>> CommentsOfUser(int userId, int limit) =>
         Query(UserCommentsSql, ReadCommentWithUser, userId, limit);
 
-    public async Task Ping() => await Query(PingSql, row => row.GetInt64(0));
-
-    async Task<List<T>> Query<T>(string sql, Func<DbDataReader, T> read, params int[] parameters)
+    /// <summary>One statement for a request's batch of users; ids ascending, as express-api sends them.</summary>
+    public async Task<Dictionary<int, User>> UsersByIds(IReadOnlyCollection<int> ids)
     {
-        await connections.WaitAsync();
-        try
-        {
-            return await QueryOnPooledConnection(sql, read, parameters);
-        }
-        finally
-        {
-            connections.Release();
-        }
+        var sorted = ids.Order().ToArray();
+        var sql = new StringBuilder(UsersByIdsSql).Append('(')
+            .AppendJoin(", ", Enumerable.Repeat("?", sorted.Length)).Append(')').ToString();
+        var users = await Query(sql, ReadUser, sorted);
+        return users.ToDictionary(user => user.Id);
     }
 
-    async Task<List<T>> QueryOnPooledConnection<T>(string sql, Func<DbDataReader, T> read, int[] parameters)
+    public async Task Ping() => await Query(PingSql, row => row.GetInt64(0));
+
+    public bool IsUnreachable(Exception error) => driver.IsUnreachable(error);
+
+    /// <summary>Drop pooled connections after an outage so that none of them is reused dead.</summary>
+    public void ForgetConnections() => driver.ForgetConnections();
+
+    async Task<List<T>> Query<T>(string sql, Func<DbDataReader, T> read, params int[] parameters)
     {
         await using var connection = await dataSource.OpenConnectionAsync();
         await using var command = connection.CreateCommand();
@@ -88,35 +82,21 @@ public sealed class ForumDatabase(DbDataSource dataSource)
         row.GetInt32(0), row.GetInt32(1), row.GetInt32(2), row.GetString(3), Date(row, 4), Date(row, 5),
         new User(row.GetInt32(2), row.GetString(6), row.GetString(7), row.GetString(8)));
 
+    static User ReadUser(DbDataReader row) => new(
+        row.GetInt32(0), row.GetString(1), row.GetString(2), row.GetString(3));
+
     static string? Date(DbDataReader row, int column) =>
         row.IsDBNull(column) ? null : row.GetDateTime(column).ToString("yyyy-MM-dd", CultureInfo.InvariantCulture);
-
-    /// <summary>
-    /// True when the failure means "no database to talk to" (refused, reset, timed out, gone away)
-    /// rather than a bug: those become 503 instead of 500.
-    /// </summary>
-    public static bool IsUnreachable(Exception error)
-    {
-        for (var e = error; e is not null; e = e.InnerException)
-        {
-            if (e is SocketException or IOException or TimeoutException or EndOfStreamException)
-                return true;
-            if (e is MySqlException { Number: (int)MySqlErrorCode.UnableToConnectToHost })
-                return true;
-        }
-        return false;
-    }
-
-    /// <summary>Drop pooled connections after an outage so that none of them is reused dead.</summary>
-    public static void ForgetConnections() => MySqlConnection.ClearAllPools();
 }
 
 public static class ForumDatabaseRegistration
 {
     /// <summary>One data source (one pool) for the process, as one mysql2 pool on the Express side.</summary>
-    public static IServiceCollection AddForumData(this IServiceCollection services, DatabaseSettings settings)
+    public static IServiceCollection AddForumData(this IServiceCollection services, DatabaseSettings settings,
+        DatabaseDriver driver)
     {
-        services.AddSingleton<DbDataSource>(MySqlClientFactory.Instance.CreateDataSource(settings.ConnectionString()));
+        services.AddSingleton(driver);
+        services.AddSingleton(driver.CreateDataSource(settings));
         services.AddSingleton<ForumDatabase>();
         return services;
     }

@@ -1,0 +1,55 @@
+using System.Data.Common;
+using System.Reflection;
+using AspnetApi.Data.Drivers;
+
+namespace AspnetApi.Data;
+
+/// <summary>
+/// The ADO.NET provider behind the one <see cref="DbDataSource"/> the app queries through. Only
+/// what differs between drivers lives here: the factory, the connection string keywords, which
+/// failures mean "no database", and how to drop pooled connections after an outage.
+/// </summary>
+public abstract class DatabaseDriver
+{
+    public const string Variable = "DB_DRIVER";
+
+    public abstract string Name { get; }
+
+    protected abstract DbProviderFactory Factory { get; }
+
+    public abstract string ConnectionString(DatabaseSettings settings);
+
+    /// <summary>True when the failure means "no database to talk to", not a bug: 503, not 500.</summary>
+    public abstract bool IsUnreachable(Exception error);
+
+    public abstract void ForgetConnections();
+
+    public DbDataSource CreateDataSource(DatabaseSettings settings) =>
+        Factory.CreateDataSource(ConnectionString(settings));
+
+    /// <summary>The version of the driver assembly actually loaded, as its package names it.</summary>
+    public string Version => Factory.GetType().Assembly
+        .GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion.Split('+')[0]
+        ?? Factory.GetType().Assembly.GetName().Version!.ToString();
+
+    public static DatabaseDriver FromEnvironment()
+    {
+        var name = Environment.GetEnvironmentVariable(Variable);
+        return name switch
+        {
+            null or "" or MySqlConnectorDriver.Id => new MySqlConnectorDriver(),
+            MySqlDataDriver.Id => new MySqlDataDriver(),
+            _ => throw new InvalidOperationException(
+                $"{Variable} must be {MySqlConnectorDriver.Id} (the default) or {MySqlDataDriver.Id}, not '{name}'."),
+        };
+    }
+
+    /// <summary>Socket, I/O and timeout failures anywhere in the cause chain, whatever the driver.</summary>
+    protected static bool IsTransportFailure(Exception error)
+    {
+        for (var e = error; e is not null; e = e.InnerException)
+            if (e is System.Net.Sockets.SocketException or IOException or TimeoutException or EndOfStreamException)
+                return true;
+        return false;
+    }
+}

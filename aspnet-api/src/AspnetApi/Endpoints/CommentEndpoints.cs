@@ -10,22 +10,22 @@ public static class CommentEndpoints
     public static void MapCommentEndpoints(this IEndpointRouteBuilder app)
     {
         var rest = app.MapGroup("/rest");
-        rest.MapGet("/comment/{id}", ById);
-        rest.MapGet("/comments/{limit}", ByLimit);
+        rest.MapGetAndHead("/comment/{id}", ById);
+        rest.MapGetAndHead("/comments/{limit}", ByLimit);
     }
 
-    static async Task<Results<Ok<Comment>, JsonHttpResult<Problem>>> ById(string id, ForumDatabase db)
+    static async Task<Results<JsonBody<Comment>, JsonBody<Problem>>> ById(string id, ForumDatabase db)
     {
         if (!RouteValues.TryId(id, out var commentId))
             return Problems.BadId();
         var comment = await db.CommentById(commentId);
-        return comment is null ? Problems.NoComment(commentId) : TypedResults.Ok(comment);
+        return comment is null ? Problems.NoComment(commentId) : JsonBody.Ok(comment);
     }
 
-    static async Task<Results<Ok<List<Comment>>, JsonHttpResult<Problem>>> ByLimit(string limit, ForumDatabase db)
+    static async Task<Results<JsonBody<List<Comment>>, JsonBody<Problem>>> ByLimit(string limit, ForumDatabase db)
     {
         if (!RouteValues.TryLimit(limit, out var rows))
             return Problems.BadLimit();
-        return TypedResults.Ok(await db.CommentsByLimit(rows));
+        return JsonBody.Ok(await db.CommentsByLimit(rows));
     }
 }

@@ -1,5 +1,5 @@
 using AspnetApi.Data;
-using Microsoft.AspNetCore.Http.HttpResults;
+using AspnetApi.Http;
 
 namespace AspnetApi.Endpoints;
 
@@ -9,11 +9,11 @@ public record Health(string Status);
 public static class HealthEndpoints
 {
     public static void MapHealthEndpoints(this IEndpointRouteBuilder app) =>
-        app.MapGet("/healthz", Check);
+        app.MapGetAndHead("/healthz", Check);
 
-    static async Task<Ok<Health>> Check(ForumDatabase db)
+    static async Task<JsonBody<Health>> Check(ForumDatabase db)
     {
         await db.Ping();
-        return TypedResults.Ok(new Health("ok"));
+        return JsonBody.Ok(new Health("ok"));
     }
 }

@@ -10,19 +10,19 @@ public static class UserEndpoints
     public static void MapUserEndpoints(this IEndpointRouteBuilder app)
     {
         var user = app.MapGroup("/rest/user/{id}");
-        user.MapGet("/comment", FirstComment);
-        user.MapGet("/comments/{limit}", Comments);
+        user.MapGetAndHead("/comment", FirstComment);
+        user.MapGetAndHead("/comments/{limit}", Comments);
     }
 
-    static async Task<Results<Ok<CommentWithUser>, JsonHttpResult<Problem>>> FirstComment(string id, ForumDatabase db)
+    static async Task<Results<JsonBody<CommentWithUser>, JsonBody<Problem>>> FirstComment(string id, ForumDatabase db)
     {
         if (!RouteValues.TryId(id, out var userId))
             return Problems.BadId();
         var comment = await db.FirstCommentOfUser(userId);
-        return comment is null ? Problems.NoUserComments(userId) : TypedResults.Ok(comment);
+        return comment is null ? Problems.NoUserComments(userId) : JsonBody.Ok(comment);
     }
 
-    static async Task<Results<Ok<List<CommentWithUser>>, JsonHttpResult<Problem>>> Comments(
+    static async Task<Results<JsonBody<List<CommentWithUser>>, JsonBody<Problem>>> Comments(
         string id, string limit, ForumDatabase db)
     {
         if (!RouteValues.TryId(id, out var userId))
@@ -30,6 +30,6 @@ public static class UserEndpoints
         if (!RouteValues.TryLimit(limit, out var rows))
             return Problems.BadLimit();
         var comments = await db.CommentsOfUser(userId, rows);
-        return comments.Count == 0 ? Problems.NoUserComments(userId) : TypedResults.Ok(comments);
+        return comments.Count == 0 ? Problems.NoUserComments(userId) : JsonBody.Ok(comments);
     }
 }

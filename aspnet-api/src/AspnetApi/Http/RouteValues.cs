@@ -9,6 +9,8 @@ namespace AspnetApi.Http;
 public static partial class RouteValues
 {
     public const int MaxLimit = 1000;
+    public const string IdRule = "id must be an integer from 1 to 2147483647";
+    public const string LimitRule = "limit must be an integer from 1 to 1000";
 
     [GeneratedRegex(@"^[1-9][0-9]{0,9}\z")]
     private static partial Regex CanonicalPositive();

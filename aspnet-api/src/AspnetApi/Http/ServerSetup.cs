@@ -19,7 +19,7 @@ public static class ServerSetup
             kestrel.Limits.MaxConcurrentConnections = null;
             kestrel.Limits.MaxConcurrentUpgradedConnections = null;
             kestrel.Limits.MaxRequestBodySize = 1_000_000;
-            kestrel.Limits.KeepAliveTimeout = TimeSpan.FromSeconds(130);
+            kestrel.Limits.KeepAliveTimeout = TimeSpan.FromSeconds(KeepAliveSeconds);
             kestrel.Limits.RequestHeadersTimeout = TimeSpan.FromSeconds(30);
             // Like `server.listen(port)` in Node: every interface, plain HTTP/1.1 only.
             kestrel.ListenAnyIP(port, listen => listen.Protocols = HttpProtocols.Http1);
@@ -35,6 +35,29 @@ public static class ServerSetup
             return port;
         throw new InvalidOperationException($"PORT must be a TCP port number, not '{text}'.");
     }
+
+    /// <summary>
+    /// Node announces a persistent connection on every response (`Connection: keep-alive`,
+    /// `Keep-Alive: timeout=130`); Kestrel keeps it open just as long but says nothing. Saying the
+    /// same here makes both stacks send the same header set.
+    /// </summary>
+    public static void UseKeepAliveHeaders(this WebApplication app) =>
+        app.Use((http, next) =>
+        {
+            if (!ClosesConnection(http.Request))
+            {
+                http.Response.Headers.Connection = "keep-alive";
+                http.Response.Headers["Keep-Alive"] = KeepAliveValue;
+            }
+            return next(http);
+        });
+
+    const int KeepAliveSeconds = 130;
+    static readonly string KeepAliveValue = $"timeout={KeepAliveSeconds}";
+
+    static bool ClosesConnection(HttpRequest request) =>
+        request.Protocol != "HTTP/1.1"
+        || request.Headers.Connection.Any(v => v is not null && v.Contains("close", StringComparison.OrdinalIgnoreCase));
 
     /// <summary>Warnings and errors only: no per-request lines, as on the Express side.</summary>
     public static void ConfigureQuietLogging(this WebApplicationBuilder builder)

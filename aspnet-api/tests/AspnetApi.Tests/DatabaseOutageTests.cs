@@ -34,6 +34,7 @@ public sealed class DatabaseOutageTests(RunningApp app)
         {
             foreach (var path in new[] { "/healthz", "/rest/comment/1", "/rest/comments/50", "/rest/user/1/comment", "/rest/user/1/comments/5" })
                 during.Add(await Reply.Get(app.Http, path));
+            during.Add(await Reply.GraphQL(app.Http, new { query = "{ commentById(id: 1) { id user { name } } }" }));
         }
         finally
         {
@@ -48,6 +49,9 @@ public sealed class DatabaseOutageTests(RunningApp app)
         });
         foreach (var path in new[] { "/healthz", "/rest/comment/1", "/rest/comments/50", "/rest/user/1/comments/5" })
             Assert.Equal(HttpStatusCode.OK, (await Reply.Get(app.Http, path)).Status);
+        var graphql = await Reply.GraphQL(app.Http, new { query = "{ commentsByLimit(limit: 5) { id user { name } } }" });
+        Assert.Equal(HttpStatusCode.OK, graphql.Status);
+        Assert.StartsWith("{\"data\":", graphql.Body);
     }
 
     static void Testbed(params string[] args)

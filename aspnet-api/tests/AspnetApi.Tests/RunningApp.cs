@@ -9,10 +9,11 @@ using System.Text;
 namespace AspnetApi.Tests;
 
 /// <summary>
-/// The built app as a real process on a free port, talking to the real database named by DB_*
-/// (the app's own defaults are the testbed's managed server). One process serves every test.
+/// The published app (bin/publish, the benchmarked binary) as a real process on a free port,
+/// talking to the real database named by DB_* (the app's own defaults are the testbed's managed
+/// server). One process serves every test of a collection.
 /// </summary>
-public sealed class RunningApp : IAsyncLifetime
+public class RunningApp : IAsyncLifetime
 {
     public static string RepoRoot => Path.GetFullPath(Metadata("RepoRoot"));
 
@@ -21,11 +22,14 @@ public sealed class RunningApp : IAsyncLifetime
     Process? process;
     readonly StringBuilder output = new();
 
+    /// <summary>Environment beyond DB_* and PORT: a variant's, or a test's.</summary>
+    protected virtual IReadOnlyDictionary<string, string> Environment => new Dictionary<string, string>();
+
     public async Task InitializeAsync()
     {
         var dll = Path.GetFullPath(Metadata("AppDll"));
         if (!File.Exists(dll))
-            throw new InvalidOperationException($"{dll} is missing: build the app first (dotnet build -c Release).");
+            throw new InvalidOperationException($"{dll} is missing: publish the app first (see framework.json's build).");
         var port = FreePort();
         var start = new ProcessStartInfo("dotnet")
         {
@@ -36,6 +40,8 @@ public sealed class RunningApp : IAsyncLifetime
             UseShellExecute = false,
         };
         start.Environment["PORT"] = port.ToString();
+        foreach (var (name, value) in Environment)
+            start.Environment[name] = value;
         process = Process.Start(start)!;
         process.OutputDataReceived += (_, line) => Keep(line.Data);
         process.ErrorDataReceived += (_, line) => Keep(line.Data);
@@ -102,8 +108,21 @@ public sealed class RunningApp : IAsyncLifetime
         typeof(RunningApp).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == key).Value!;
 }
 
+/// <summary>The same app on the study's driver: the `mysql-data` variant of framework.json.</summary>
+public sealed class RunningAppOnMySqlData : RunningApp
+{
+    protected override IReadOnlyDictionary<string, string> Environment =>
+        new Dictionary<string, string> { ["DB_DRIVER"] = "mysql-data" };
+}
+
 [CollectionDefinition(Name)]
 public sealed class AppCollection : ICollectionFixture<RunningApp>
 {
     public const string Name = "app";
+}
+
+[CollectionDefinition(Name)]
+public sealed class MySqlDataAppCollection : ICollectionFixture<RunningAppOnMySqlData>
+{
+    public const string Name = "app on MySql.Data";
 }

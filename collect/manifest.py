@@ -81,7 +81,7 @@ def packages(folder: Path) -> dict:
             continue
         for name, version in re.findall(
                 r'<PackageReference\s+Include="([^"]+)"\s+Version="([^"]+)"', csproj.read_text()):
-            found[name] = version
+            found[name] = version.strip("[]")  # an exact pin is written [x.y.z]
     return found
 
 
@@ -95,6 +95,22 @@ def frameworks(manifests: list[dict]) -> dict:
         entry["variant_run"] = (m.get("variants") or [{"name": "default"}])[0]["name"]
         out[m["name"]] = entry
     return out
+
+
+LOADED_PREFIX = "testbed-loaded "
+
+
+def loaded_report(log: Path) -> dict | None:
+    """What an app says it loaded (runtime, driver, libraries): its start-up line
+    `testbed-loaded {json}` (contract/README.md), read from the process's own log."""
+    try:
+        with open(log, errors="replace") as f:
+            for line in f:
+                if line.startswith(LOADED_PREFIX):
+                    return json.loads(line[len(LOADED_PREFIX):])
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def database_info(db, dataset: dict | None, version: str | None) -> dict:

@@ -128,6 +128,7 @@ class Run:
         self.cpus = self.pinning.get("cpus", {}) if self.pinning.get("applied") else {}
         self.items = [parse_key(k, self.cases) for k in manifest["order"]]
         self.app = None          # (framework, Popen, log path) of the app now running
+        self.loaded = {}         # framework -> what its running app reported loading
         self.block = None        # (framework, api, iteration) the running app has served
         self.stream = stream
 
@@ -250,6 +251,16 @@ class Run:
             tail = log_tail(log)
             self.stop_app()
             raise AppFailed(f"{framework} did not become ready: {e}", tail) from None
+        self.record_loaded(framework, manifest_mod.loaded_report(log))
+
+    def record_loaded(self, framework: str, loaded: dict | None) -> None:
+        """The versions the running app reports go into each of its items and, when first seen
+        or changed, into the manifest: what ran, read from the process, not from its manifest."""
+        self.loaded[framework] = loaded
+        entry = self.manifest["frameworks"][framework]
+        if loaded is not None and entry.get("loaded") != loaded:
+            entry["loaded"] = loaded
+            manifest_mod.write(self.dir / "manifest.json", self.manifest)
 
     def stop_app(self) -> None:
         if self.app:
@@ -293,6 +304,7 @@ class Run:
         log_start = log.stat().st_size if log.exists() else 0
         dbp = self.database_pid()
         record["pids"] = {"app": app.pid, "db": dbp, "jmeter": None}
+        record["loaded"] = self.loaded.get(framework)
         if not dbp:
             record["db_sampled"] = False
             record["db_note"] = ("managed server's pid not found: not sampled" if self.db.managed

@@ -1,20 +1,27 @@
-"""Quick HTTP benchmark of running implementations with wrk: requests/s and p99 latency for REST
-case 1 (/rest/comment/{id}, ids from the seeder's list) and case 3 (/rest/comments/100).
+"""HTTP benchmark of implementations and their variants with wrk: requests/s and p99 latency for
+REST case 1 (/rest/comment/{id}, ids from the seeder's list) and case 3 (/rest/comments/100).
 
-Not the study's protocol (that is `./testbed run`, with JMeter): a fast check that a change did
-not make an implementation slower, comparing frameworks inside one run on one machine.
+Not the study's protocol (that is `./testbed run`, with JMeter): a fast, repeatable comparison of
+targets inside one run on one machine. Each target (framework or framework:variant) is started
+here on a port of its own and kept running; every round measures every target once per case, in
+an order drawn from a seeded shuffle, so a shared machine's drift falls on all of them alike. The
+report gives each target's median over the rounds and its median ratio to the first target.
 
-    ./testbed up
-    /usr/bin/python3 -m bench.http_bench                 # every implementation that answers
-    /usr/bin/python3 -m bench.http_bench --frameworks express aspnet --duration 20
+    /usr/bin/python3 -m bench.http_bench                           # every framework's default variant
+    /usr/bin/python3 -m bench.http_bench --targets aspnet aspnet:mysql-data express --rounds 3
 """
 import argparse
+import random
+import statistics
 import subprocess
 import sys
-import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
-from cli.common import IDS, UserError, fail, manifests, need_tool, say
+from cli import apps
+from cli.common import IDS, LOGS, UserError, database, fail, manifests, need_tool, say
+from cli.db import start as start_database
+from cli.isolated import free_port
 from cli.setup import ensure_debian
 
 HERE = Path(__file__).resolve().parent
@@ -25,44 +32,51 @@ CASES = [
 ]
 
 
+@dataclass(frozen=True)
+class Target:
+    framework: str
+    variant: str
+    manifest: dict
+
+    @property
+    def name(self) -> str:
+        return self.framework if self.variant == "default" else f"{self.framework}:{self.variant}"
+
+    @property
+    def env(self) -> dict:
+        return next(v for v in self.manifest["variants"] if v["name"] == self.variant)["env"]
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="http_bench", description=__doc__.split("\n\n")[0])
-    p.add_argument("--frameworks", nargs="*", metavar="F",
-                   help="framework names (default: every implementation that answers its readiness path)")
+    p.add_argument("--targets", nargs="*", metavar="F[:VARIANT]",
+                   help="frameworks, or framework:variant (default: each framework's default variant); "
+                        "ratios are to the first")
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
+    p.add_argument("--seed", type=int, default=1, help="seed of each round's order (default 1)")
     p.add_argument("--connections", type=int, default=50, help="open connections (default 50)")
     p.add_argument("--threads", type=int, default=1,
                    help="wrk threads (default 1: the app shares the machine's cores)")
-    p.add_argument("--duration", type=int, default=10, help="measured seconds per case (default 10)")
-    p.add_argument("--warmup", type=int, default=3, help="unmeasured seconds before each case (default 3)")
-    p.add_argument("--host", default="127.0.0.1")
-    return p.parse_args(argv)
+    p.add_argument("--duration", type=int, default=10, help="measured seconds per measurement (default 10)")
+    p.add_argument("--warmup", type=int, default=3,
+                   help="unmeasured seconds before each measurement (default 3)")
+    args = p.parse_args(argv)
+    if args.rounds < 1 or args.duration < 1 or args.connections < 1:
+        p.error("--rounds, --duration and --connections must be at least 1")
+    return args
 
 
-def ready(base: str, manifest: dict) -> bool:
-    try:
-        with urllib.request.urlopen(base + manifest["readiness_path"], timeout=2) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
-def targets(names, host):
+def targets(names) -> list[Target]:
     found = {m["name"]: m for m in manifests()}
-    unknown = [n for n in names or [] if n not in found]
-    if unknown:
-        fail(f"unknown framework(s): {', '.join(unknown)}; known: {', '.join(found)}.")
     chosen = []
-    for name in names or found:
-        base = f"http://{host}:{found[name]['default_port']}"
-        if ready(base, found[name]):
-            chosen.append((name, base))
-        elif names:
-            fail(f"{name} does not answer at {base}{found[name]['readiness_path']}; "
-                 f"start it with ./testbed up --framework {name}.")
-        else:
-            say(f"http_bench: {name} is not running at {base}; skipped.")
-    if not chosen:
-        fail("no implementation is running; start them with ./testbed up.")
+    for name in names or list(found):
+        framework, _, variant = name.partition(":")
+        if framework not in found:
+            fail(f"unknown framework {framework!r}; known: {', '.join(found)}.")
+        variants = [v["name"] for v in found[framework].get("variants") or [{"name": "default"}]]
+        if (variant or "default") not in variants:
+            fail(f"{framework} has no variant {variant!r}; known: {', '.join(variants)}.")
+        chosen.append(Target(framework, variant or "default", found[framework]))
     return chosen
 
 
@@ -84,19 +98,61 @@ def wrk(base, script, path, args, seconds):
     return requests / (duration_us / 1e6), p99_us / 1000, errors
 
 
+def start(target: Target) -> tuple[subprocess.Popen, str]:
+    apps.build(target.manifest)
+    port = free_port()
+    log = LOGS / f"http_bench-{target.name.replace(':', '-')}.log"
+    proc = apps.start_app(target.manifest, port=port, log_path=log, extra_env=target.env)
+    base = apps.url(target.manifest, port)
+    apps.wait_ready(base + target.manifest["readiness_path"], proc=proc, log_path=log)
+    return proc, base
+
+
 def bench(args) -> int:
     ensure_debian("load")
-    chosen = targets(args.frameworks, args.host)
-    say(f"wrk: {args.connections} connections, {args.threads} thread(s), "
-        f"{args.warmup} s warm-up + {args.duration} s per case")
-    say(f"{'framework':<10} {'case':>4}  {'endpoint':<20} {'requests/s':>11} {'p99 ms':>8} {'errors':>7}")
-    for name, base in chosen:
-        for case, label, script, path in CASES:
-            if args.warmup:
-                wrk(base, script, path, args, args.warmup)
-            rps, p99, errors = wrk(base, script, path, args, args.duration)
-            say(f"{name:<10} {case:>4}  {label:<20} {rps:>11.1f} {p99:>8.2f} {errors:>7}")
+    start_database()
+    chosen = targets(args.targets)
+    say(f"http_bench: database {database().describe()}; wrk {args.connections} connections, "
+        f"{args.threads} thread(s), {args.warmup} s warm-up + {args.duration} s per measurement, "
+        f"{args.rounds} rounds, seed {args.seed}")
+    running = {}
+    try:
+        for target in chosen:
+            running[target.name] = start(target)
+        results = {(t.name, case): [] for t in chosen for case, *_ in CASES}
+        rng = random.Random(args.seed)
+        for round_number in range(1, args.rounds + 1):
+            for case, label, script, path in CASES:
+                order = rng.sample(chosen, len(chosen))
+                for target in order:
+                    base = running[target.name][1]
+                    if args.warmup:
+                        wrk(base, script, path, args, args.warmup)
+                    rps, p99, errors = wrk(base, script, path, args, args.duration)
+                    results[(target.name, case)].append((rps, p99, errors))
+                    say(f"round {round_number} case {case} {target.name:<20} {rps:>10.1f} req/s "
+                        f"p99 {p99:>7.2f} ms errors {errors}")
+    finally:
+        for proc, _ in running.values():
+            apps.stop_app(proc.pid)
+    report(chosen, results)
     return 0
+
+
+def report(chosen: list[Target], results: dict) -> None:
+    first = chosen[0].name
+    say(f"\nmedians over the rounds; ratio = target / {first}, the median of the per-round ratios")
+    say(f"{'target':<22} {'case':>4}  {'endpoint':<20} {'requests/s':>11} {'ratio':>6} "
+        f"{'p99 ms':>8} {'ratio':>6} {'errors':>7}")
+    for case, label, *_ in CASES:
+        base = results[(first, case)]
+        for target in chosen:
+            runs = results[(target.name, case)]
+            rps_ratio = statistics.median(r[0] / b[0] for r, b in zip(runs, base))
+            p99_ratio = statistics.median(r[1] / b[1] for r, b in zip(runs, base) if b[1])
+            say(f"{target.name:<22} {case:>4}  {label:<20} {statistics.median(r[0] for r in runs):>11.1f} "
+                f"{rps_ratio:>6.2f} {statistics.median(r[1] for r in runs):>8.2f} {p99_ratio:>6.2f} "
+                f"{sum(r[2] for r in runs):>7}")
 
 
 def main(argv=None) -> int:

@@ -72,18 +72,25 @@ def acquire(manifest: dict, fresh: bool = False) -> Target:
     if not fresh and _ready(base + manifest["readiness_path"]):
         say(f"verify: {manifest['name']}: using the one running at {base}.")
         return Target(manifest["name"], base, served_apis(manifest))
-    apps.build(manifest)
     port = manifest["default_port"] if apps.port_free(manifest["default_port"]) else free_port()
-    log = LOGS / f"verify-{manifest['name']}.log"
+    return launch(manifest, port)
+
+
+def launch(manifest: dict, port: int, extra_env: dict | None = None,
+           purpose: str = "verify") -> Target:
+    """Build (if its sources changed) and start the implementation on `port` with extra_env, its
+    database behind a statement relay; wait until it is ready. Log: .testbed/logs/PURPOSE-NAME.log."""
+    apps.build(manifest)
+    log = LOGS / f"{purpose}-{manifest['name']}.log"
     db = database()
     relay = StatementCounter(db.host, db.port)
-    proc = apps.start_app(manifest, port=port, log_path=log,
-                          extra_env={"DB_HOST": "127.0.0.1", "DB_PORT": str(relay.port)})
+    relayed = {"DB_HOST": "127.0.0.1", "DB_PORT": str(relay.port)}
+    proc = apps.start_app(manifest, port=port, log_path=log, extra_env={**(extra_env or {}), **relayed})
     target = Target(manifest["name"], apps.url(manifest, port), served_apis(manifest), proc, relay)
     try:
         apps.wait_ready(target.url + manifest["readiness_path"], proc=proc, log_path=log)
     except BaseException:
         target.release()
         raise
-    say(f"verify: {manifest['name']}: started at {target.url} (log {log}).")
+    say(f"{purpose}: {manifest['name']}: started at {target.url} (log {log}).")
     return target

@@ -54,11 +54,14 @@ export function createData(pool) {
     async commentsByUserId(userId, limit) {
       return (await rows(COMMENTS_BY_USER, [userId, limit])).map(toCommentWithUser);
     },
-    // ids: distinct, in first-seen order (DataLoader's batch). Returns users in the same order.
+    // ids: distinct, in the order DataLoader saw them. The statement lists them ascending, so that
+    // it does not depend on that order and is the ASP.NET side's word for word (its DataLoader
+    // does not keep first-seen order); the users come back in the order asked for.
     async usersByIds(ids) {
-      const placeholders = `(${ids.map(() => '?').join(', ')})`;
+      const ascending = [...ids].sort((a, b) => a - b);
+      const placeholders = `(${ascending.map(() => '?').join(', ')})`;
       const found = new Map();
-      for (const row of await rows(USERS_BY_IDS + placeholders, ids)) {
+      for (const row of await rows(USERS_BY_IDS + placeholders, ascending)) {
         found.set(row.user_id, toUser(row));
       }
       return ids.map((id) => found.get(id) ?? null);

@@ -1,8 +1,8 @@
 import mysql from 'mysql2/promise';
 import { POOL_SIZE } from './config.js';
 
-// Same pool shape as the ASP.NET side (MySqlConnector: Maximum Pool Size=100, Minimum Pool
-// Size=0, Connection Reset=false): connections are opened lazily and not reset on release.
+// The contract's pool, the same shape as on the ASP.NET side (at most 100 connections, none kept
+// open in advance, no reset on return): connections are opened lazily and not reset on release.
 export function createPool(db) {
   return mysql.createPool({
     ...db,

@@ -2,7 +2,7 @@
 // ('+1', ' 1', '1.0', '0x1', '1e3', '007') is a client mistake, identical on both stacks.
 const DIGITS = /^[1-9][0-9]*$/;
 const MAX_ID = 2147483647;
-const MAX_LIMIT = 1000;
+export const MAX_LIMIT = 1000;
 
 export const ID_RULE = 'id must be an integer from 1 to 2147483647';
 export const LIMIT_RULE = 'limit must be an integer from 1 to 1000';

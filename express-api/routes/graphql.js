@@ -31,17 +31,18 @@ function settleStatus(res) {
   return (result) => { execution = result; };
 }
 
-export function graphqlRouter(data) {
+export function graphqlRouter(data, limits) {
   const schema = createSchema();
   const router = Router();
   router.route('/graphql')
-    .post(graphqlHTTP((req, res) => {
+    .post(graphqlHTTP((req, res, params) => {
       const executed = settleStatus(res);
       return {
         schema,
         context: createContext(data),
         graphiql: false,
-        validationRules: [queryLimits],
+        // params is undefined when express-graphql could not read the body: it answers 400 then.
+        validationRules: [queryLimits(limits, params?.variables)],
         customExecuteFn: async (args) => {
           const result = await execute(args);
           executed(result);

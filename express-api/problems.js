@@ -1,10 +1,11 @@
-// RFC 9457 problem bodies: the only error shape the REST API (and GraphQL's 405/503/500) sends.
+// RFC 9457 problem bodies: the only error shape the REST API (and GraphQL's 405/413/503/500) sends.
 import { isUnreachable } from './db.js';
 
 const TITLES = {
   400: 'Bad Request',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  413: 'Payload Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };

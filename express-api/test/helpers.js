@@ -1,6 +1,8 @@
 // Shared by the test files: a real server.js on a free port, and a real database connection.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import http from 'node:http';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { loadConfig } from '../config.js';
@@ -9,11 +11,12 @@ const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 // Starts `node server.js` as the manifest would (NODE_ENV=production, DB_* from the environment
-// that ./testbed test provides, or the managed defaults) and resolves once it listens.
-export async function startServer() {
+// that ./testbed test provides, or the managed defaults, then `env`) and resolves once it listens;
+// rejects with its output if it exits instead.
+export async function startServer(env = {}) {
   const child = spawn(process.execPath, ['server.js'], {
     cwd: APP_DIR,
-    env: { ...process.env, NODE_ENV: 'production', PORT: '0' },
+    env: { ...process.env, NODE_ENV: 'production', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -24,7 +27,8 @@ export async function startServer() {
       const match = /listening on port (\d+)/.exec(output);
       if (match) resolve(Number(match[1]));
     });
-    child.on('exit', (code) => reject(new Error(`server.js exited with ${code}:\n${output}`)));
+    // 'close', not 'exit': by then everything it printed has arrived.
+    child.on('close', (code) => reject(new Error(`server.js exited with ${code}:\n${output}`)));
   });
   return {
     url: `http://127.0.0.1:${port}`,
@@ -42,11 +46,30 @@ export async function get(server, path, init = {}) {
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-export async function graphql(server, body) {
+export async function graphql(server, body, headers = {}) {
   return get(server, '/graphql', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
+    headers: { 'Content-Type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+// One request through node:http, which (unlike fetch) adds no Accept header and shows the framing
+// headers as sent: Content-Length, Transfer-Encoding.
+export function request(server, { method = 'GET', path, headers = {}, body, agent }) {
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(server.url + path, { method, headers, agent }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve({
+        status: response.statusCode,
+        headers: response.headers,
+        body: Buffer.concat(chunks),
+        socket: response.socket,
+      }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
   });
 }
 
@@ -78,20 +101,56 @@ export async function expectedComments(connection, where, params, limit, withUse
   });
 }
 
-// Com_select is server-wide and the database is shared, so other clients can only add to the
-// delta: the smallest delta over a few tries is this request's own count.
-export async function selectsDuring(connection, action, tries = 10) {
-  const count = async () => {
-    const [[row]] = await connection.query("SHOW GLOBAL STATUS LIKE 'Com_select'");
-    return Number(row.Value);
+// A TCP relay to the database that records the text of every query the app sends (COM_QUERY
+// packets: sequence number 0, command byte 0x03; mysql2 sends no TLS). Point the app's DB_PORT at
+// `port`. Unlike the server's Com_select, which every client of the shared server adds to, it sees
+// this app's statements alone, and what they say.
+export async function startStatementRelay() {
+  const { host, port } = loadConfig().db;
+  const statements = [];
+  const sockets = new Set();
+  const relay = net.createServer((client) => {
+    const upstream = net.connect(port, host);
+    let pending = Buffer.alloc(0);
+    client.on('data', (data) => {
+      pending = Buffer.concat([pending, data]);
+      while (pending.length >= 4 && pending.length >= 4 + pending.readUIntLE(0, 3)) {
+        const length = pending.readUIntLE(0, 3);
+        if (pending[3] === 0 && pending[4] === 0x03) {
+          statements.push(pending.subarray(5, 4 + length).toString('utf8'));
+        }
+        pending = pending.subarray(4 + length);
+      }
+    });
+    client.pipe(upstream).pipe(client);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => { client.destroy(); upstream.destroy(); });
+      socket.on('close', () => sockets.delete(socket));
+    }
+  });
+  relay.listen(0, '127.0.0.1');
+  await once(relay, 'listening');
+  return {
+    port: relay.address().port,
+    statements: () => [...statements],
+    clear: () => { statements.length = 0; },
+    async close() {
+      sockets.forEach((socket) => socket.destroy());
+      relay.close();
+      await once(relay, 'close');
+    },
   };
-  let fewest = Infinity;
-  for (let i = 0; i < tries; i += 1) {
-    const before = await count();
-    await action();
-    fewest = Math.min(fewest, await count() - before);
-  }
-  return fewest;
+}
+
+// A port on which nothing listens: a database that cannot be reached, without stopping the real one.
+export async function closedPort() {
+  const probe = net.createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address();
+  probe.close();
+  await once(probe, 'close');
+  return port;
 }
 
 // `./testbed db stop|start` on the managed server; DB_HOST would make it treat it as external.

@@ -21,7 +21,11 @@ REST_PATHS = {
     "commentByUserId": "/rest/user/{id}/comment",
     "commentsByUserId": "/rest/user/{id}/comments/{limit}",
 }
-JSON_HEADERS = (("Accept", "application/json"),)
+APPLICATION_JSON = "application/json"
+GRAPHQL_RESPONSE = "application/graphql-response+json"
+JSON_HEADERS = (("Accept", APPLICATION_JSON),)
+# What goes without saying in a failure's description of a request.
+USUAL_HEADERS = JSON_HEADERS + (("Content-Type", APPLICATION_JSON),)
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,12 @@ class Request:
     headers: tuple = JSON_HEADERS
 
     def describe(self) -> str:
-        return f"{self.method} {self.path}" + (f" {self.body}" if self.body is not None else "")
+        unusual = [f"{name}: {value}" for name, value in self.headers
+                   if (name, value) not in USUAL_HEADERS]
+        if self.body is not None and "Content-Type" not in (name for name, _ in self.headers):
+            unusual.append("no Content-Type")
+        return (f"{self.method} {self.path}" + (f" [{'; '.join(unusual)}]" if unusual else "")
+                + (f" {self.body}" if self.body is not None else ""))
 
     @property
     def api(self) -> str:
@@ -70,7 +79,8 @@ class Call:
 
     GraphQL only: `user` selects Comment.user (REST's ByUserId endpoints always include it);
     `style` passes arguments as `variables`, `literal` (12) or `string` ("12"); `fields` and
-    `user_fields` give the selection in order; `alias` renames the root field."""
+    `user_fields` give the selection in order; `alias` renames the root field; `accept` is the
+    media type asked for, and so the response's Content-Type."""
     api: str
     field: str
     id: int | None = None
@@ -80,6 +90,7 @@ class Call:
     fields: tuple = COMMENT_FIELDS
     user_fields: tuple = USER_FIELDS
     alias: str | None = None
+    accept: str = APPLICATION_JSON
 
     @property
     def has_user(self) -> bool:
@@ -91,6 +102,7 @@ class Call:
         return self._graphql()
 
     def _graphql(self) -> Request:
+        headers = (("Accept", self.accept),)
         args = {k: v for k, v in (("id", self.id), ("limit", self.limit)) if v is not None}
         selection = list(self.fields)
         if self.user:
@@ -104,11 +116,11 @@ class Call:
             query = f"query {name}({params}) {{ {head}({call}) {{ {' '.join(selection)} }} }}"
             # ids travel as strings, as the load plans send them; limits as numbers.
             variables = {k: (str(v) if k == "id" else v) for k, v in args.items()}
-            return graphql_request(query, variables, name)
+            return graphql_request(query, variables, name, headers)
         literal = {k: (f'"{v}"' if self.style == "string" and k == "id" else str(v))
                    for k, v in args.items()}
         call = ", ".join(f"{k}: {v}" for k, v in literal.items())
-        return graphql_request(f"{{ {head}({call}) {{ {' '.join(selection)} }} }}")
+        return graphql_request(f"{{ {head}({call}) {{ {' '.join(selection)} }} }}", headers=headers)
 
     def describe(self) -> str:
         return self.request().describe()
@@ -145,6 +157,10 @@ def golden_calls() -> list[Call]:
               gql("commentById", id=5, fields=("body", "id"), user=True, user_fields=("email", "id")),
               gql("commentByUserId", id=5, fields=("dateLastUpdated",), user=True,
                   user_fields=("phone",), style="literal")]
+    # The other media type: an answer, a null and a join, each as application/graphql-response+json.
+    calls += [gql("commentById", id=1, accept=GRAPHQL_RESPONSE),
+              gql("commentById", id=COMMENTS + 1, accept=GRAPHQL_RESPONSE),
+              gql("commentsByUserId", id=3, limit=5, user=True, accept=GRAPHQL_RESPONSE)]
     return calls
 
 
@@ -185,5 +201,7 @@ def sample_calls(n: int = 1000, seed: int = 20210517) -> list[Call]:
                            user_fields=tuple(rng.sample(USER_FIELDS, rng.randint(1, 4))))
         if rng.random() < 0.15:
             call = replace(call, alias="a" + str(rng.randint(0, 9)))
+        if rng.random() < 0.25:
+            call = replace(call, accept=GRAPHQL_RESPONSE)
         calls.append(call)
     return calls

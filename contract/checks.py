@@ -5,9 +5,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from contract.calls import JSON_HEADERS, Request
+from contract.calls import APPLICATION_JSON, Request
 from contract.client import Client, Response
-from contract.expected import JSON, problem
+from contract.expected import dumps, problem
 
 HERE = Path(__file__).resolve().parent
 BAD_INPUT = HERE / "bad_input.json"
@@ -22,6 +22,8 @@ ANY_LEAK = re.compile("|".join(LEAK_PATTERNS))
 LEAKS = [re.compile(p) for p in LEAK_PATTERNS]
 # Headers that would make one stack's responses differ from the other's, or leak its name.
 FORBIDDEN_HEADERS = ("x-powered-by", "etag", "server")
+# The keys a GraphQL error object may have, in this order (no `extensions`).
+ERROR_KEYS = ("message", "locations", "path")
 
 
 @dataclass
@@ -110,20 +112,6 @@ def sample(client: Client, calls, expectations, apis) -> tuple[Result, list[Resp
     return result, responses
 
 
-def agree(calls, mine: list[Response], theirs: list[Response], other: str) -> Result:
-    """Byte-identical bodies and equal statuses with another implementation, call by call,
-    over the APIs both serve."""
-    result = Result("agree")
-    for call, a, b in zip(calls, mine, theirs):
-        if a is None or b is None:
-            continue
-        failure = compare(call.describe(), (b.status, b.content_type, b.body), a)
-        if failure:
-            failure.note = f"{other} answered the expected side. {failure.note}".strip()
-        result.case(failure is None, failure)
-    return result
-
-
 # --- the bad-input table --------------------------------------------------------------------------
 
 def load_bad_input() -> list[dict]:
@@ -131,13 +119,48 @@ def load_bad_input() -> list[dict]:
 
 
 def bad_request(case: dict) -> Request:
+    """A row's request: its `headers` exactly, else Accept (the row's `accept`, by default
+    application/json) and, with a body, Content-Type: application/json."""
     if "headers" in case:
         headers = tuple(tuple(h) for h in case["headers"])
-    elif "body" in case:
-        headers = JSON_HEADERS + (("Content-Type", "application/json"),)
     else:
-        headers = JSON_HEADERS
+        headers = (("Accept", case.get("accept", APPLICATION_JSON)),)
+        if "body" in case:
+            headers += (("Content-Type", APPLICATION_JSON),)
     return Request(case["method"], case["path"], case.get("body"), headers)
+
+
+def exact_body(case: dict) -> bytes | None:
+    """The bytes a row fixes (a problem's `detail`, or the JSON value `expect`), or None where it
+    fixes only the shape (`keys`)."""
+    if "detail" in case:
+        return problem(case["status"], case["detail"])[2]
+    if "expect" in case:
+        return dumps(case["expect"])
+    return None
+
+
+def shape_problem(body: bytes, keys: list[str]) -> str | None:
+    """Why a body is not a JSON object with exactly these keys, in order, whose errors (if any)
+    are objects with a message and no keys but message, locations and path, in that order."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return "body is not JSON"
+    if not isinstance(value, dict):
+        return f"body is a JSON {type(value).__name__}, not an object with keys {keys}"
+    if list(value) != keys:
+        return f"keys {list(value)}, expected {keys}"
+    if "errors" not in value:
+        return None
+    errors = value["errors"]
+    if not (isinstance(errors, list) and errors and all(
+            isinstance(e, dict) and isinstance(e.get("message"), str) for e in errors)):
+        return "no errors list with messages"
+    for error in errors:
+        if [k for k in ERROR_KEYS if k in error] != list(error):
+            return f"error keys {list(error)}, expected some of {list(ERROR_KEYS)} in that order"
+    return None
 
 
 def judge(case: dict, got: Response) -> str | None:
@@ -146,46 +169,77 @@ def judge(case: dict, got: Response) -> str | None:
         return f"status/content type {got.status} {got.content_type}"
     if "allow" in case and got.header("allow") != case["allow"]:
         return f"Allow header {got.header('allow')!r}, expected {case['allow']!r}"
-    if "detail" in case:
-        expected = problem(case["status"], case["detail"])[2]
+    if case["method"] == "HEAD":
+        return None if not got.body else f"a {len(got.body)}-byte body after HEAD"
+    expected = exact_body(case)
+    if expected is not None:
         return None if got.body == expected else "body " + diff(expected, got.body)
-    if case["content_type"] != JSON:
-        return None
-    try:
-        body = json.loads(got.body)
-    except ValueError:
-        return "body is not JSON"
-    if not isinstance(body, dict):
-        return "body is not a JSON object"
-    errors = body.get("errors")
-    if case.get("data_only"):
-        return None if list(body) == ["data"] else f"keys {list(body)}, expected only data"
-    if not (isinstance(errors, list) and errors
-            and all(isinstance(e, dict) and isinstance(e.get("message"), str) for e in errors)):
-        return "no errors list with messages"
-    if case.get("errors_only"):
-        return None if list(body) == ["errors"] else f"keys {list(body)}, expected only errors"
-    if list(body) != ["errors", "data"]:
-        return f"keys {list(body)}, expected errors then data"
-    if errors[0]["message"] != case["message"]:
-        return f"message {errors[0]['message']!r}"
-    if body["data"] != case["data"]:
-        return f"data {json.dumps(body['data'])}"
-    return None
+    return shape_problem(got.body, case["keys"]) if "keys" in case else None
 
 
-def bad_input(client: Client, cases: list[dict], apis) -> Result:
-    result = Result("bad-input")
+def bad_input(client: Client, cases: list[dict], apis) -> tuple[Result, list[Response | None]]:
+    """Every row against its response; the responses are kept for the cross-check, with None
+    where the implementation does not serve the row's API."""
+    result, responses = Result("bad-input"), []
     for case in cases:
         request = bad_request(case)
         if request.api not in apis:
+            responses.append(None)
             continue
         got = client.send(request)
+        responses.append(got)
         reason = judge(case, got)
-        expected = f"{case['status']} {case['content_type']}" + (
-            f" {case['detail']}" if "detail" in case else f" {case['message']}" if "message" in case else "")
+        expected = exact_body(case)
+        shown = show(expected) if expected is not None else \
+            f"keys {case['keys']}" if "keys" in case else ""
         result.case(reason is None, reason and Failure(
-            f"{case['name']}: {request.describe()[:200]}", expected, show(got.body), reason))
+            f"{case['name']}: {request.describe()[:200]}",
+            f"{case['status']} {case['content_type']} {shown}".rstrip(), show(got.body), reason))
+    return result, responses
+
+
+# --- agreement between implementations -----------------------------------------------------------
+
+def json_keys(body: bytes) -> list[str] | None:
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    return list(value) if isinstance(value, dict) else None
+
+
+def header_names(response: Response) -> list[str]:
+    return sorted(name for name, _ in response.headers)
+
+
+def disagreement(mine: Response, theirs: Response, shape_only: bool) -> str | None:
+    """How two implementations' answers to one request differ: status, Content-Type and body
+    bytes (only the JSON keys where `shape_only`), and the header names."""
+    if (mine.status, mine.content_type) != (theirs.status, theirs.content_type):
+        return f"status/content type {mine.status} {mine.content_type}, " \
+               f"the other {theirs.status} {theirs.content_type}"
+    if shape_only:
+        keys = [json_keys(r.body) for r in (mine, theirs)]
+        if keys[0] != keys[1]:
+            return f"JSON keys {keys[0]}, the other {keys[1]}"
+    elif mine.body != theirs.body:
+        return diff(theirs.body, mine.body)
+    if header_names(mine) != header_names(theirs):
+        return f"header names {header_names(mine)}, the other {header_names(theirs)}"
+    return None
+
+
+def agree(pairs, other: str) -> Result:
+    """Identical answers to the same requests as another implementation, over the requests both
+    were sent. pairs: (description, shape_only, mine, theirs)."""
+    result = Result("agree")
+    for what, shape_only, mine, theirs in pairs:
+        if mine is None or theirs is None:
+            continue
+        reason = disagreement(mine, theirs, shape_only)
+        result.case(reason is None, reason and Failure(
+            what, f"{other}: {theirs.status} {show(theirs.body)}",
+            f"{mine.status} {show(mine.body)}", reason))
     return result
 
 

@@ -130,7 +130,7 @@ class Renderer:
             value = comments[0] if comments else None
         else:
             value = comments
-        return 200, JSON, dumps({"data": {call.alias or call.field: value}})
+        return 200, f"{call.accept}; charset=utf-8", dumps({"data": {call.alias or call.field: value}})
 
 
 def _rest_comment(row, with_user):

@@ -95,11 +95,15 @@ def handler(upstream_port: int, fault: str):
             for name, value in response.getheaders():
                 if name.lower() not in HOP_BY_HOP:
                     self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
+            # A HEAD keeps the length GET would have, and sends no body.
+            head = self.command == "HEAD"
+            self.send_header("Content-Length", response.getheader("Content-Length") if head
+                             else str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            if not head:
+                self.wfile.write(data)
 
-        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = forward
+        do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = forward
 
         def log_message(self, *args):
             pass

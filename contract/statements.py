@@ -55,7 +55,8 @@ def kinds(rng: random.Random) -> list[tuple[str, int, callable]]:
          lambda: graphql_request(pair % (comment(), comment()))),
         ("GraphQL invalid id (200 with error)", 0,
          lambda: gql("commentById", id=f"x{comment()}", style="string").request()),
-        ("GraphQL validation error (400)", 0, lambda: graphql_request("{ commentById(id: 1) { nope } }")),
+        ("GraphQL validation error (no data)", 0,
+         lambda: graphql_request("{ commentById(id: 1) { nope } }")),
     ]
 
 

@@ -5,10 +5,11 @@ from contract import checks, golden
 from contract.calls import sample_calls
 from contract.client import Client
 from contract.expected import Renderer, connect, dataset
+from contract.framing import framing
 from contract.statements import statements
 from contract.targets import acquire, select
 
-COLUMNS = ("golden", "sample", "agree", "bad-input", "headers", "statements")
+COLUMNS = ("golden", "sample", "agree", "bad-input", "headers", "framing", "statements")
 SHOWN_FAILURES = 3
 
 
@@ -22,23 +23,35 @@ def same_dataset(loaded: dict | None, recorded: dict) -> None:
              f"load that data set (./testbed seed --scale {recorded['scale']}) to verify.")
 
 
-def check_one(target, recorded, calls, expectations, cases, conn, only) -> tuple[dict, list]:
+def check_one(target, recorded, calls, expectations, cases, conn, only) -> tuple[dict, dict]:
+    """One implementation's results, and its sample and bad-input responses for `agree`."""
     client = Client(target.url)
     say(f"verify: {target.name}: {', '.join(c for c in COLUMNS if c in only)} ...")
     results = {c: checks.Result(c, skipped="not asked for") for c in COLUMNS}
-    responses = []
+    responses = {"sample": [None] * len(calls), "bad-input": [None] * len(cases)}
     if "golden" in only:
         results["golden"] = checks.golden(client, recorded["responses"], target.apis)
     if "sample" in only:
-        results["sample"], responses = checks.sample(client, calls, expectations, target.apis)
+        results["sample"], responses["sample"] = checks.sample(client, calls, expectations, target.apis)
     if "bad-input" in only:
-        results["bad-input"] = checks.bad_input(client, cases, target.apis)
+        results["bad-input"], responses["bad-input"] = checks.bad_input(client, cases, target.apis)
     if "statements" in only:
         results["statements"] = statements(client, conn, target.apis, target.relay)
+    if "framing" in only:
+        results["framing"] = framing(client, target.apis)
     if "headers" in only:
         results["headers"] = checks.headers(client.seen)
     client.close()
     return results, responses
+
+
+def paired(calls, cases, mine: dict, theirs: dict):
+    """(description, shape only, my response, theirs) for every request both were sent."""
+    for call, a, b in zip(calls, mine["sample"], theirs["sample"]):
+        yield call.describe(), False, a, b
+    for case, a, b in zip(cases, mine["bad-input"], theirs["bad-input"]):
+        yield (f"{case['name']}: {checks.bad_request(case).describe()[:200]}",
+               case.get("library_message", False), a, b)
 
 
 def table(results: dict[str, dict], apis: dict[str, tuple]) -> str:
@@ -92,12 +105,13 @@ def verify(names: list[str] | None, extra_manifests: list, fresh: bool = False,
             target.release()
         conn.close()
     names = list(results)
-    for name in names:
-        others = [n for n in names if n != name]
-        if "agree" in only and "sample" in only:
-            results[name]["agree"] = \
-                checks.agree(calls, responses[name], responses[others[0]], others[0]) if others \
-                else checks.Result("agree", skipped="one implementation")
+    if "agree" in only:
+        for name in names:
+            others = [n for n in names if n != name]
+            results[name]["agree"] = checks.agree(
+                paired(calls, cases, responses[name], responses[others[0]]), others[0]) \
+                if others and {"sample", "bad-input"} & set(only) \
+                else checks.Result("agree", skipped="nothing to compare")
     say("")
     say(table(results, apis))
     failed = any(not r.passed for by_check in results.values() for r in by_check.values())

@@ -43,7 +43,7 @@ export function problemHandler(error, req, res, next) {
   if (res.headersSent) return next(error);
   if (error instanceof Problem) return sendProblem(res, error.status, error.detail, error.headers);
   if (isUnreachable(error)) return sendProblem(res, 503, UNREACHABLE_DETAIL);
-  // Express's own client errors (e.g. an undecodable %-escape in the path) carry a 4xx status.
+  // Express's own client errors carry a 4xx status.
   if (error.status >= 400 && error.status < 500) {
     return sendProblem(res, error.status, error.message);
   }

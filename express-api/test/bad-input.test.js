@@ -60,8 +60,14 @@ test('unknown paths are 404 and wrong methods 405 with Allow', async () => {
   }
 });
 
-test('an undecodable escape in the path is a 400, not a 500', async () => {
-  const response = await get(server, '/rest/comment/%zz');
-  assert.equal(response.status, 400);
-  assert.equal(JSON.parse(response.text).title, 'Bad Request');
+test('an undecodable escape is text that breaks the id or limit rule, as on Kestrel', async () => {
+  await expectProblem('/rest/comment/%zz', 400, ID_RULE);
+  await expectProblem('/rest/comment/1%ff', 400, ID_RULE);
+  await expectProblem('/rest/comments/%zz', 400, LIMIT_RULE);
+  await expectProblem('/rest/user/%zz/comment', 400, ID_RULE);
+  await expectProblem('/rest/user/%zz/comments/%zz', 400, ID_RULE);
+  await expectProblem('/rest/user/1/comments/%zz?x=%zz', 400, LIMIT_RULE);
+  await expectProblem('/rest/%zz/1', 404, 'no such endpoint');
+  // A valid escape is decoded: %31 is 1.
+  assert.equal((await get(server, '/rest/comment/%31')).status, 200);
 });

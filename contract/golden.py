@@ -7,17 +7,33 @@ never enshrines one implementation's bug, and the recorded bytes are what real s
 import json
 from pathlib import Path
 
-from contract.calls import Request, golden_calls
+from contract.calls import (APPLICATION_JSON, GRAPHQL_RESPONSE, Request, golden_calls, gql,
+                            graphql_request)
 from contract.checks import compare
 from contract.client import Client
-from contract.expected import JSON, Renderer
+from contract.expected import JSON, Renderer, dumps
 
 GOLDEN = Path(__file__).resolve().parent / "golden.json"
 HEALTHZ = (Request("GET", "/healthz"), (200, JSON, b'{"status":"ok"}'))
+ID_ERROR = "id must be an integer from 1 to 2147483647"
+
+
+def argument_error_beside_data(renderer: Renderer, accept: str) -> tuple[Request, tuple]:
+    """One root field fails its argument check while its neighbour is answered: 200 on both media
+    types, the error (located at the field, with its path) before the data."""
+    query = '{ bad: commentById(id: "0") { id } good: commentById(id: 137) { id body } }'
+    good = gql("commentById", id=137, fields=("id", "body"), alias="good", accept=accept)
+    status, content_type, body = renderer.render(good)
+    error = {"message": ID_ERROR, "locations": [{"line": 1, "column": 3}], "path": ["bad"]}
+    data = {"bad": None, **json.loads(body)["data"]}
+    return (graphql_request(query, headers=(("Accept", accept),)),
+            (status, content_type, dumps({"errors": [error], "data": data})))
 
 
 def expected_set(renderer: Renderer) -> list[tuple[Request, tuple]]:
-    return [HEALTHZ] + [(call.request(), renderer.render(call)) for call in golden_calls()]
+    return ([HEALTHZ] + [(call.request(), renderer.render(call)) for call in golden_calls()]
+            + [argument_error_beside_data(renderer, accept)
+               for accept in (APPLICATION_JSON, GRAPHQL_RESPONSE)])
 
 
 def load() -> dict:

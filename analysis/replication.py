@@ -18,25 +18,13 @@ Verdict rules, per claim (the claims are data, in CLAIMS below):
 - inconclusive: anything else, including no cells and cells that cannot be judged.
 """
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
 from analysis.metrics import PAIR
+from analysis.study import STUDY_METRICS, normalise_study
 
-STUDY_CSV = Path(__file__).with_name("study-2021-tables.csv")
-STUDY_CORES = 4
-STUDY_RAM_MB = 8192
 NOT_REPRODUCED_SHARE = 0.5
-
-# study metric -> (our summary column, unit both are shown in)
-STUDY_METRICS = {
-    "cpu_peak_pct": ("cpu_peak_pct", "% of machine"),
-    "mem_peak_pct": ("rss_peak_mb", "MB"),
-    "rt_mean_ms": ("mean_ms", "ms"),
-    "rt_min_ms": ("min_ms", "ms"),
-    "rt_max_ms": ("max_ms", "ms"),
-}
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
 
@@ -70,18 +58,6 @@ CLAIMS = [
     Claim("graphql-high-load-express-faster", "GraphQL: Express.js is faster at high load (500 users, "
           "50 and 100 rows)", "§5.2.3, §6.1", "graphql", HIGH_LOAD_ROWS, ("mean_ms",), "express"),
 ]
-
-
-def load_study() -> pd.DataFrame:
-    return pd.read_csv(STUDY_CSV)
-
-
-def normalise_study(metric: str, value: float) -> float:
-    if metric == "cpu_peak_pct":
-        return value / STUDY_CORES
-    if metric == "mem_peak_pct":
-        return value * STUDY_RAM_MB / 100
-    return value
 
 
 def normalise_ours(column: str, value, cores: int):

@@ -20,6 +20,7 @@ from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_
                               ordered_frameworks)
 from analysis.render import Doc, html_page, markdown
 from analysis.stats import ALPHA
+from analysis.study import STUDY_METRICS, load_study
 
 CODE_DIR = Path(__file__).resolve().parent
 
@@ -82,7 +83,7 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     agg, sig = tables.aggregate(run), tables.significance(run)
     if agg.empty:
         raise ResultFileError(run.dir / "summary.csv", "has no iteration with status ok")
-    study = replication.load_study()
+    study = load_study()
     side = replication.side_by_side(agg, run.cores, study)
     ratios = replication.ratios(side)
     results = replication.verdicts(sig)
@@ -238,7 +239,7 @@ def replication_section(doc, run, side, ratios, apis) -> None:
              "Absolute values reflect different hardware; the ASP.NET Core / Express.js ratio is the "
              "more comparable figure. Values marked ~ were restored or uncertain in the study's text.")
     for api in apis:
-        for metric, (column, unit) in replication.STUDY_METRICS.items():
+        for metric, (column, unit) in STUDY_METRICS.items():
             part = side[(side["api"] == api) & (side["study_metric"] == metric) & (side["n"] > 0)]
             if part.empty:
                 continue

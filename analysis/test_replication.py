@@ -7,6 +7,7 @@ from analysis import replication, tables
 from analysis.load import load_run
 from analysis.replication import CLAIMS, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge
 from analysis.stats import compare
+from analysis.study import load_study
 
 HIGH_LOAD = next(c for c in CLAIMS if c.id == "graphql-high-load-express-faster")  # express lower
 SLOW = [100.0, 101.0, 102.0, 103.0, 104.0]
@@ -71,18 +72,10 @@ def test_other_api_does_not_count():
     assert judge(HIGH_LOAD, rows).verdict == INCONCLUSIVE
 
 
-def test_the_study_data_is_the_published_copy():
-    study = replication.load_study()
-    assert len(study) == 360
-    row = study[(study["api"] == "rest") & (study["case"] == 14) & (study["framework"] == "aspnet")
-                & (study["metric"] == "cpu_peak_pct")]
-    assert row["value"].iloc[0] == 333.90
-
-
 def test_side_by_side_normalises_cpu_and_memory(run_dir):
     run = load_run(run_dir)
     agg = tables.aggregate(run)
-    side = replication.side_by_side(agg, run.cores, replication.load_study())
+    side = replication.side_by_side(agg, run.cores, load_study())
     at = side.set_index(["api", "case", "framework", "study_metric"])
     cpu = at.loc[("rest", 14, "aspnet", "cpu_peak_pct")]
     assert math.isclose(cpu["study"], 333.90 / 4)

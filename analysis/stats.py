@@ -11,6 +11,12 @@ Significance of a difference between two frameworks, two-sided, alpha = 0.05:
   per-iteration values; tables name the test used so a reader can weigh it.
 - Both groups constant and equal: not significant; both constant and different: cannot be judged
   (neither test is defined, and a difference without any variation is not evidence).
+
+Ratio of two frameworks' means (what the study's claims are judged on, analysis.verdicts): the 95 %
+interval of mean(a) / mean(b) for independent groups, by the delta method on the log scale with
+Welch-Satterthwaite degrees of freedom. On the log scale the interval stays positive and is the
+same whichever framework is the numerator (b/a's interval is 1/high to 1/low). n < 2 in either
+group, a mean that is not positive, or no variation at all: no interval.
 """
 import math
 import warnings
@@ -88,3 +94,33 @@ def compare(a, b) -> Comparison:
             p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
             test = "Welch t"
     return Comparison(test, p, True, p < ALPHA, sign)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    value: float         # mean(a) / mean(b); inf when only b's mean is 0, nan when it cannot be formed
+    low: float | None    # None when there is no interval
+    high: float | None
+    reason: str = ""     # why there is no interval
+
+
+def ratio_of_means(a, b) -> Ratio:
+    a = np.asarray([v for v in a if not math.isnan(v)], dtype=float)
+    b = np.asarray([v for v in b if not math.isnan(v)], dtype=float)
+    if len(a) == 0 or len(b) == 0:
+        return Ratio(math.nan, None, None, "no values")
+    mean_a, mean_b = float(a.mean()), float(b.mean())
+    value = mean_a / mean_b if mean_b > 0 else (math.inf if mean_a > 0 else math.nan)
+    if len(a) < 2 or len(b) < 2:
+        n = min(len(a), len(b))
+        return Ratio(value, None, None, f"n={n} iteration{'s' if n != 1 else ''}")
+    if mean_a <= 0 or mean_b <= 0:
+        return Ratio(value, None, None, "a mean of zero")
+    # squared relative standard errors: the variances of log(mean) by the delta method
+    rel_a = a.var(ddof=1) / (len(a) * mean_a ** 2)
+    rel_b = b.var(ddof=1) / (len(b) * mean_b ** 2)
+    if rel_a + rel_b == 0:
+        return Ratio(value, None, None, "no variation across iterations")
+    df = (rel_a + rel_b) ** 2 / (rel_a ** 2 / (len(a) - 1) + rel_b ** 2 / (len(b) - 1))
+    half = stats.t.ppf((1 + CONFIDENCE) / 2, df) * math.sqrt(rel_a + rel_b)
+    return Ratio(value, value * math.exp(-half), value * math.exp(half))

@@ -5,9 +5,9 @@ but every table carries how many of a cell's iterations were flagged so readers 
 """
 import pandas as pd
 
-from analysis.load import Run, load_run_json
+from analysis.load import APIS, Run, load_run_json
 from analysis.metrics import METRICS, PAIR, StudyTable, ordered_frameworks
-from analysis.stats import compare, interval
+from analysis.stats import compare, interval, ratio_of_means
 
 CASE_COLUMNS = ["case", "requests", "rows", "joins"]
 
@@ -31,7 +31,9 @@ def aggregate(run: Run) -> pd.DataFrame:
 
 
 def significance(run: Run) -> pd.DataFrame:
-    """The study's pair (ASP.NET Core vs Express), per api, case and metric; a = aspnet, b = express."""
+    """The study's pair (ASP.NET Core vs Express), per api, case and metric; a = aspnet, b = express:
+    the test, and the ratio a/b of the means with its 95 % interval (the cells analysis.verdicts
+    judges the study's claims on)."""
     a_name, b_name = PAIR
     rows = ok_rows(run)
     records = []
@@ -41,14 +43,25 @@ def significance(run: Run) -> pd.DataFrame:
             continue
         for metric in METRICS:
             c = compare(a[metric], b[metric])
+            r = ratio_of_means(a[metric], b[metric])
             records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric,
                             f"{a_name}_mean": a[metric].mean(), f"{b_name}_mean": b[metric].mean(),
                             "test": c.test, "p": c.p, "judged": c.judged,
                             "significant": c.significant, "sign": c.sign,
-                            "result": c.describe(run.display_name(a_name), run.display_name(b_name))})
+                            "result": c.describe(run.display_name(a_name), run.display_name(b_name)),
+                            "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high,
+                            "ratio_note": r.reason})
     columns = ["api", *CASE_COLUMNS, "metric", f"{a_name}_mean", f"{b_name}_mean", "test", "p",
-               "judged", "significant", "sign", "result"]
+               "judged", "significant", "sign", "result", "ratio", "ratio_low", "ratio_high",
+               "ratio_note"]
     return pd.DataFrame.from_records(records, columns=columns)
+
+
+def unmeasured(run: Run) -> dict[str, list[str]]:
+    """Per api, the study's frameworks (display names) without a single ok iteration in the run."""
+    ok = ok_rows(run)
+    return {api: [run.display_name(f) for f in PAIR
+                  if ok[(ok["api"] == api) & (ok["framework"] == f)].empty] for api in APIS}
 
 
 def wide(agg: pd.DataFrame, sig: pd.DataFrame, api: str, metric: str) -> pd.DataFrame:

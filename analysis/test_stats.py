@@ -3,7 +3,7 @@ import statistics
 
 from scipy import stats as scipy_stats
 
-from analysis.stats import compare, interval, mwu_can_reach_alpha
+from analysis.stats import Ratio, compare, interval, mwu_can_reach_alpha, ratio_of_means
 
 
 def test_interval_is_the_t_interval_of_the_mean():
@@ -63,3 +63,28 @@ def test_constant_groups():
     assert not compare([2.0, 2.0], [2.0, 2.0]).significant
     different = compare([2.0, 2.0], [3.0, 3.0])
     assert not different.judged and "no variation" in different.reason
+
+
+def test_ratio_interval_by_the_delta_method_on_the_log_scale():
+    a, b = [10.0, 12.0, 11.0, 13.0], [20.0, 22.0, 21.0]
+    r = ratio_of_means(a, b)
+    rel_a = statistics.variance(a) / (4 * statistics.mean(a) ** 2)
+    rel_b = statistics.variance(b) / (3 * statistics.mean(b) ** 2)
+    df = (rel_a + rel_b) ** 2 / (rel_a ** 2 / 3 + rel_b ** 2 / 2)
+    half = scipy_stats.t.ppf(0.975, df) * math.sqrt(rel_a + rel_b)
+    assert math.isclose(r.value, 11.5 / 21.0)
+    assert math.isclose(r.low, 11.5 / 21.0 * math.exp(-half))
+    assert math.isclose(r.high, 11.5 / 21.0 * math.exp(half))
+
+
+def test_ratio_interval_is_the_same_whichever_framework_is_on_top():
+    a, b = [10.0, 12.0, 11.0, 13.0], [20.0, 22.0, 21.0]
+    forward, backward = ratio_of_means(a, b), ratio_of_means(b, a)
+    assert math.isclose(forward.low, 1 / backward.high) and math.isclose(forward.high, 1 / backward.low)
+
+
+def test_ratio_without_interval():
+    assert ratio_of_means([5.0], [10.0, 11.0]) == Ratio(5.0 / 10.5, None, None, "n=1 iteration")
+    assert ratio_of_means([2.0, 2.0], [4.0, 4.0]).reason == "no variation across iterations"
+    zero = ratio_of_means([1.0, 2.0], [0.0, 0.0])
+    assert math.isinf(zero.value) and zero.low is None and zero.reason == "a mean of zero"

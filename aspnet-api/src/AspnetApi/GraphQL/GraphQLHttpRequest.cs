@@ -1,7 +1,6 @@
 using System.Text.Json;
 using GraphQL;
 using GraphQL.Transport;
-using Microsoft.Net.Http.Headers;
 
 namespace AspnetApi.GraphQL;
 
@@ -59,10 +58,13 @@ public sealed record GraphQLHttpRequest(string Query, Inputs? Variables, string?
 
     static Rejection BadRequest(string message) => new(StatusCodes.Status400BadRequest, message);
 
-    /// <summary>application/json, with no parameter but an optional charset=utf-8.</summary>
-    static bool IsJsonContentType(string? contentType) =>
-        MediaTypeHeaderValue.TryParse(contentType, out var type)
-        && type.MediaType.Equals(GraphQLMediaType.Json, StringComparison.OrdinalIgnoreCase)
-        && type.Parameters.All(p => p.Name.Equals("charset", StringComparison.OrdinalIgnoreCase)
-                                    && p.Value.Equals("utf-8", StringComparison.OrdinalIgnoreCase));
+    /// <summary>application/json, with no parameter but charset=utf-8 (case-insensitively; an empty one is no parameter).</summary>
+    static bool IsJsonContentType(string? contentType)
+    {
+        if (contentType is null)
+            return false;
+        var parts = contentType.Split(';', StringSplitOptions.TrimEntries);
+        return parts[0].Equals(GraphQLMediaType.Json, StringComparison.OrdinalIgnoreCase)
+               && parts.Skip(1).All(p => p.Length == 0 || p.Equals("charset=utf-8", StringComparison.OrdinalIgnoreCase));
+    }
 }

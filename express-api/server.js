@@ -3,6 +3,7 @@
 import { loadConfig, ConfigError, KEEP_ALIVE_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from './config.js';
 import { createPool } from './db.js';
 import { createApp } from './app.js';
+import { loadedReport } from './loaded.js';
 
 function configOrExit() {
   try {
@@ -20,6 +21,7 @@ const pool = createPool(config.db);
 const server = createApp(pool, config.graphqlLimits).listen(config.port, () => {
   // The real port, so that PORT=0 (tests) can learn which one the system picked.
   console.log(`express-api: listening on port ${server.address().port} (pid ${process.pid})`);
+  console.log(loadedReport());
 });
 server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 server.headersTimeout = HEADERS_TIMEOUT_MS;

@@ -96,7 +96,9 @@ def html_page(doc: Doc) -> str:
 
 
 def td(text: str) -> str:
-    """Verdict cells get a colour so the outcome stands out in a long table."""
+    """Verdict cells (ours, and the study's own tables') get a colour so the outcome stands out in
+    a long table."""
     css = {"reproduced": "reproduced", "not reproduced": "not-reproduced",
-           "inconclusive": "inconclusive"}.get(text)
+           "inconclusive": "inconclusive", "supported": "reproduced",
+           "not supported": "not-reproduced", "depends on the transcription": "inconclusive"}.get(text)
     return f'<td class="{css}">{html.escape(text)}</td>' if css else f"<td>{html.escape(text)}</td>"

@@ -4,8 +4,10 @@ import subprocess
 from pathlib import Path
 
 import matplotlib.image
+import pandas as pd
 import pytest
 
+from analysis.claims import CLAIMS
 from analysis.conftest import FIXTURE_RESULTS, HAND_RUN
 from analysis.load import ResultFileError
 from analysis.report import write_report
@@ -47,7 +49,33 @@ def test_markdown_links_existing_figures_and_has_all_study_tables(report):
     assert len(links) == len(FIGURES) and all((report / link).is_file() for link in links)
     for number in range(1, 11):
         assert f"**Table {number}:" in text
-    assert "REST: ASP.NET Core is faster (mean response time) in the 1-row cases" in text
+    assert ("| graphql-time-express-similar-or-better: GraphQL: Express.js's mean response time is similar "
+            "to ASP.NET Core's or lower, in every case | “In a GraphQL API Express.js") in text
+    assert "Why a 10 % margin" in text
+
+
+def test_verdicts_sit_beside_the_studys_own_data(report):
+    verdicts = pd.read_csv(report / "tables" / "verdicts.csv").set_index("claim")
+    assert len(verdicts) == len(CLAIMS)
+    row = verdicts.loc["graphql-time-express-similar-or-better"]
+    assert row["study_own_data"] == "not supported" and "case 4 (0.82)" in row["study_own_data_detail"]
+    assert row["test"] == "non-inferiority, margin 10 %: A/E > 0.909"
+    # the fixture's GraphQL case 1: ASP.NET Core 6.3-7.4 ms against Express.js 10.4-11.4 ms
+    assert row["verdict"] == "inconclusive" and row["oppose"] == 1
+    text = (report / "report.md").read_text()
+    assert "## Do the study's own tables support its claims?" in text
+    assert "the winner follows the rows, not the concurrency" in text
+
+
+def test_a_run_of_one_iteration_reports_every_claim_inconclusive(run_dir):
+    summary = run_dir / "summary.csv"
+    lines = summary.read_text().splitlines()
+    summary.write_text("\n".join([lines[0]] + [line for line in lines[1:] if line.split(",")[6] == "1"]) + "\n")
+    report = write_report(run_dir)
+    verdicts = pd.read_csv(report / "tables" / "verdicts.csv")
+    assert set(verdicts["verdict"]) == {"inconclusive"}
+    assert verdicts["explanation"].str.startswith("cannot be judged: n=1 iteration").any()
+    assert set(verdicts["study_own_data"]) == {"supported", "not supported"}
 
 
 def test_tables_written(report):

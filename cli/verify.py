@@ -21,7 +21,8 @@ def register(sub):
                         "taken) rather than use one already running")
     p.add_argument("--checks", default=None, metavar="LIST",
                    help="comma-separated subset of golden,sample,agree,bad-input,headers,"
-                        "statements (agree needs sample); default: all")
+                        "framing,statements (agree compares the sample's and bad-input's "
+                        "answers, so it needs one of them); default: all")
     p.add_argument("--regenerate-golden", action="store_true",
                    help="re-record contract/golden.json from the one --framework, after checking "
                         "each response against the SQL rendering")

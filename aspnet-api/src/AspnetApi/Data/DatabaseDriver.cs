@@ -17,7 +17,31 @@ public abstract class DatabaseDriver
 
     protected abstract DbProviderFactory Factory { get; }
 
-    public abstract string ConnectionString(DatabaseSettings settings);
+    /// <summary>What only this driver needs said, beyond the settings every driver shares.</summary>
+    protected abstract IReadOnlyDictionary<string, object> DriverSettings { get; }
+
+    /// <summary>
+    /// The contract's pool on either driver: 100 connections, opened lazily, not reset on return
+    /// (mysql2's resetOnRelease: false); utf8mb4; no TLS, as mysql2 does not negotiate it.
+    /// </summary>
+    public string ConnectionString(DatabaseSettings settings)
+    {
+        var builder = Factory.CreateConnectionStringBuilder()!;
+        builder["Server"] = settings.Host;
+        builder["Port"] = settings.Port;
+        builder["Database"] = settings.Name;
+        builder["User ID"] = settings.User;
+        builder["Password"] = settings.Password;
+        builder["Character Set"] = "utf8mb4";
+        builder["Pooling"] = true;
+        builder["Maximum Pool Size"] = DatabaseSettings.PoolSize;
+        builder["Minimum Pool Size"] = 0;
+        builder["Connection Reset"] = false;
+        builder["Connection Timeout"] = 5;
+        foreach (var (keyword, value) in DriverSettings)
+            builder[keyword] = value;
+        return builder.ConnectionString;
+    }
 
     /// <summary>True when the failure means "no database to talk to", not a bug: 503, not 500.</summary>
     public abstract bool IsUnreachable(Exception error);

@@ -12,27 +12,14 @@ public sealed class MySqlConnectorDriver : DatabaseDriver
 
     protected override DbProviderFactory Factory => MySqlConnectorFactory.Instance;
 
-    public override string ConnectionString(DatabaseSettings settings) => new MySqlConnectionStringBuilder
+    protected override IReadOnlyDictionary<string, object> DriverSettings { get; } = new Dictionary<string, object>
     {
-        Server = settings.Host,
-        Port = settings.Port,
-        Database = settings.Name,
-        UserID = settings.User,
-        Password = settings.Password,
-        CharacterSet = "utf8mb4",
-        // The contract's pool: 100 connections, opened lazily, not reset on return (mysql2's
-        // resetOnRelease: false), never pinged when taken from the pool.
-        Pooling = true,
-        MaximumPoolSize = (uint)DatabaseSettings.PoolSize,
-        MinimumPoolSize = 0,
-        ConnectionReset = false,
-        ConnectionIdleTimeout = 60,
-        // mysql2 connects without TLS; so does this side, rather than negotiating it.
-        SslMode = MySqlSslMode.None,
-        ConnectionTimeout = 5,
+        ["SSL Mode"] = "None",
+        // mysql2's idleTimeout: idle pooled connections close after 60 s.
+        ["Connection Idle Timeout"] = 60,
         // Commands are never prepared: the text protocol, one Com_select each, as pool.query.
-        IgnorePrepare = true,
-    }.ConnectionString;
+        ["Ignore Prepare"] = true,
+    };
 
     public override bool IsUnreachable(Exception error)
     {

@@ -12,22 +12,10 @@ public sealed class MySqlDataDriver : DatabaseDriver
 
     protected override DbProviderFactory Factory => MySqlClientFactory.Instance;
 
-    public override string ConnectionString(DatabaseSettings settings) => new MySqlConnectionStringBuilder
+    protected override IReadOnlyDictionary<string, object> DriverSettings { get; } = new Dictionary<string, object>
     {
-        Server = settings.Host,
-        Port = settings.Port,
-        Database = settings.Name,
-        UserID = settings.User,
-        Password = settings.Password,
-        CharacterSet = "utf8mb4",
-        // The same pool as the default driver's: 100, lazy, no reset on return.
-        Pooling = true,
-        MaximumPoolSize = (uint)DatabaseSettings.PoolSize,
-        MinimumPoolSize = 0,
-        ConnectionReset = false,
-        SslMode = MySqlSslMode.Disabled,
-        ConnectionTimeout = 5,
-    }.ConnectionString;
+        ["SSL Mode"] = "Disabled",
+    };
 
     public override bool IsUnreachable(Exception error)
     {

@@ -12,6 +12,7 @@ namespace AspnetApi.Data;
 public abstract class DatabaseDriver
 {
     public const string Variable = "DB_DRIVER";
+    public const int PoolWaitSeconds = 60;
 
     public abstract string Name { get; }
 
@@ -37,7 +38,12 @@ public abstract class DatabaseDriver
         builder["Maximum Pool Size"] = DatabaseSettings.PoolSize;
         builder["Minimum Pool Size"] = 0;
         builder["Connection Reset"] = false;
-        builder["Connection Timeout"] = 5;
+        // How long a request may wait for a pooled connection (or a new one to open). mysql2 queues
+        // requests without a limit; 60 s is as long as any load plan waits for an answer (JMeter's
+        // response timeout), so no wait under load ends early (a 5 s limit turned waits at 500
+        // concurrent GraphQL requests into 503s), while 0 would mean "no wait at all" to MySql.Data.
+        // A refused connection (database down) still fails at once.
+        builder["Connection Timeout"] = PoolWaitSeconds;
         foreach (var (keyword, value) in DriverSettings)
             builder[keyword] = value;
         return builder.ConnectionString;
@@ -46,6 +52,7 @@ public abstract class DatabaseDriver
     /// <summary>True when the failure means "no database to talk to", not a bug: 503, not 500.</summary>
     public abstract bool IsUnreachable(Exception error);
 
+    /// <summary>Clear the driver's own, process-wide pools (MySql.Data's data source draws on them).</summary>
     public abstract void ForgetConnections();
 
     public DbDataSource CreateDataSource(DatabaseSettings settings) =>

@@ -9,8 +9,10 @@ namespace AspnetApi.Data;
 /// same). Commands are parameterized but never prepared, so they go over the text protocol and the
 /// server counts one Com_select each, as with mysql2's pool.query on the Express side.
 /// </summary>
-public sealed class ForumDatabase(DbDataSource dataSource, DatabaseDriver driver)
+public sealed class ForumDatabase(DatabaseDriver driver, DatabaseSettings settings) : IDisposable
 {
+    DbDataSource dataSource = driver.CreateDataSource(settings);
+
     const string CommentByIdSql =
         "SELECT comment_id, thread_id, user_id, body, datemade, datelastupdated FROM comment WHERE comment_id = ?";
     const string CommentsByLimitSql =
@@ -54,8 +56,20 @@ public sealed class ForumDatabase(DbDataSource dataSource, DatabaseDriver driver
 
     public bool IsUnreachable(Exception error) => driver.IsUnreachable(error);
 
-    /// <summary>Drop pooled connections after an outage so that none of them is reused dead.</summary>
-    public void ForgetConnections() => driver.ForgetConnections();
+    /// <summary>
+    /// Drop every pooled connection after an outage so that none is reused dead: with no reset on
+    /// return a dead one is only found out when used, one failed request each. A data source keeps
+    /// a pool of its own that the drivers' ClearAllPools does not reach, so it is replaced by a new
+    /// one, with an empty pool; requests still holding a connection of the old one fail as they would.
+    /// </summary>
+    public void ForgetConnections()
+    {
+        var stale = Interlocked.Exchange(ref dataSource, driver.CreateDataSource(settings));
+        driver.ForgetConnections();
+        stale.Dispose();
+    }
+
+    public void Dispose() => dataSource.Dispose();
 
     async Task<List<T>> Query<T>(string sql, Func<DbDataReader, T> read, params int[] parameters)
     {
@@ -96,7 +110,7 @@ public static class ForumDatabaseRegistration
         DatabaseDriver driver)
     {
         services.AddSingleton(driver);
-        services.AddSingleton(driver.CreateDataSource(settings));
+        services.AddSingleton(settings);
         services.AddSingleton<ForumDatabase>();
         return services;
     }

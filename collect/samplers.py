@@ -119,32 +119,6 @@ def sample_top(targets: dict[str, int], out, t0: float, procs: list | None = Non
             p.wait()
 
 
-def java_pid(pid: int, timeout: float = 10.0) -> int:
-    """The JVM behind a JMeter launcher: the pid itself if it is java (exec), else a java descendant."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = _find_java(pid)
-        if found or time.monotonic() > deadline or not Path(f"/proc/{pid}").exists():
-            return found or pid
-        time.sleep(0.05)
-
-
-def _find_java(pid: int) -> int | None:
-    try:
-        if Path(f"/proc/{pid}/comm").read_text().strip() == "java":
-            return pid
-        children = []
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            children += (task / "children").read_text().split()
-    except OSError:
-        return None
-    for child in children:
-        found = _find_java(int(child))
-        if found:
-            return found
-    return None
-
-
 class Samplers:
     """Both samplers as child processes over one window; stop() ends them and flushes their files.
     Each has its own session, so a Ctrl-C reaches the orchestrator alone, which stops them."""
@@ -159,9 +133,6 @@ class Samplers:
             kind: subprocess.Popen([*base, kind, "--out", str(out_dir / f"{kind}.csv"), *args],
                                    stdin=subprocess.DEVNULL, env=env, start_new_session=True)
             for kind in ("proc", "top")}
-
-    def pids(self) -> dict[str, int]:
-        return {kind: p.pid for kind, p in self.procs.items()}
 
     def stop(self) -> None:
         for p in self.procs.values():

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from collect.samplers import Samplers, java_pid, parse_stat, parse_top_line, top_command
+from benchlib.processes import wait_for_named
+from collect.samplers import Samplers, parse_stat, parse_top_line, top_command
 
 
 def rows(path):
@@ -76,12 +77,12 @@ def test_top_is_piped_through_grep_of_the_exact_pids():
     assert grep[:2] == ["grep", "--line-buffered"] and grep[-1] == "^ *(12|345) "
 
 
-def test_java_pid_finds_the_jvm_behind_a_launcher_that_does_not_exec(tmp_path):
+def test_the_jvm_is_found_behind_a_launcher_that_does_not_exec(tmp_path):
     java = tmp_path / "java"
     java.symlink_to("/bin/sleep")
     launcher = subprocess.Popen(["sh", "-c", f"{java} 30; true"], start_new_session=True)
     try:
-        found = java_pid(launcher.pid)
+        found = wait_for_named(launcher.pid, "java")
         assert found != launcher.pid
         assert Path(f"/proc/{found}/comm").read_text().strip() == "java"
     finally:

@@ -19,7 +19,7 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from cli.isolated import free_port
+from benchlib.net import free_port
 
 SWAP = re.compile(rb'"threadId":(\d+),"userId":(\d+)')
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date"}

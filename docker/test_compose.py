@@ -9,9 +9,14 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from cli import apps, jmeter
-from cli.common import IDS, ROOT, manifests
-from cli.isolated import free_port
+from benchlib import apps, jmeter
+from benchlib.apps import frameworks
+from benchlib.builds import build
+from benchlib.cases import find_case
+from benchlib.jtl import summarize
+from benchlib.net import free_port
+from benchlib.paths import IDS, ROOT
+from benchlib.processes import stop_group
 from compose_files import (COMPOSE, VARIABLE, build_context, cnf_options, context_files,
                            copy_arguments, dockerfile_of, dockerfiles, env_example, grants,
                            instructions, raw_compose, services, stages, targets)
@@ -30,7 +35,7 @@ SECRET_NAME = re.compile(r"PASS|PWD|SECRET|TOKEN|CREDENTIAL|PRIVATE", re.I)
 def by_manifest() -> dict:
     """framework name -> (manifest, service name, service), matched by build context."""
     found = {}
-    for manifest in manifests():
+    for manifest in frameworks():
         for name, service in services().items():
             if build_context(service) == manifest["dir"].resolve():
                 found[manifest["name"]] = (manifest, name, service)
@@ -262,7 +267,7 @@ def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
         host, port = props["host"], int(props["port"])
         framework = next(f for f, (h, p, _) in targets().items() if (h, p) == (host, port))
         expected = jmeter.plan_command(
-            api, case, host, port, jmeter.case(case)["requests"], props["rampup"], props["warmup"],
+            api, case, host, port, find_case(case)["requests"], props["rampup"], props["warmup"],
             props["duration"], command[command.index("-l") + 1], IDS, command[command.index("-j") + 1],
             jmeter="jmeter")
         assert command == expected, f"{framework} {api} case {case}"
@@ -275,22 +280,21 @@ def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
 def test_runner_runs_a_case_for_real_against_an_implementation(tmp_path):
     """Real JMeter, the real plan and the express app from its manifest: the runner's own path."""
     manifest = by_manifest()["express"][0]
-    apps.build(manifest)
+    build(manifest)
     port = free_port()
     app = apps.start_app(manifest, port, tmp_path / "app.log")
     try:
-        apps.wait_ready(apps.url(manifest, port, manifest["readiness_path"]), proc=app,
-                        log_path=tmp_path / "app.log")
+        apps.wait_ready(manifest, port, app, tmp_path / "app.log")
         launcher = Path(jmeter.find_jmeter())
         result = run_runner(tmp_path, path=f"{launcher.parent}:{os.environ['PATH']}",
                             TARGETS=f"express=127.0.0.1:{port}:rest", FRAMEWORKS="express",
                             APIS="rest", CASES="4", THREAD_CAP="2", RAMPUP_S="0", WARMUP_S="1",
                             DURATION_S="2", RUN_ID="check")
     finally:
-        apps.stop_app(app)
+        stop_group(app)
     assert result.returncode == 0, result.stdout + result.stderr
     run = tmp_path / "check"
-    stats = jmeter.summarize_jtl(run / "express" / "rest" / "case-04" / "iter-01" / "results.jtl")
+    stats = summarize(run / "express" / "rest" / "case-04" / "iter-01" / "results.jtl")
     assert stats["samples"] > 0 and stats["errors"] == 0, stats
     line = f"express rest case 4 iteration 1: {stats['samples']} samples, 0 errors"
     assert (run / "summary.txt").read_text() == line + "\n"

@@ -11,7 +11,7 @@ from benchlib import apps, jtl as jtl_file
 from benchlib.jmeter import plan_command
 from benchlib.paths import IDS
 from benchlib.processes import stop_group, wait_for_named
-from benchlib.results import JTL, PROC, SCHEMA_VERSION, TOP
+from benchlib.results import JTL, PROC, SCHEMA_VERSION
 from collect import item_stats, pinning
 from collect.profiles import Profile
 from collect.progress import Progress
@@ -55,13 +55,17 @@ def sampled_pid(framework: dict, proc: subprocess.Popen) -> int:
     return wait_for_named(proc.pid, name) if name else proc.pid
 
 
-def start_load(framework: dict, item: dict, profile: Profile, jtl: Path, log: Path,
-               launcher: str) -> subprocess.Popen:
+def load_command(host: str, port: int, item: dict, profile: Profile, folder: Path, ids: Path,
+                 launcher: str) -> list[str]:
+    """JMeter's argv for one item, its JTL and log in the item's folder."""
+    return plan_command(item["api"], {k: item[k] for k in ("case", "requests", "rows", "joins")},
+                        host, port, profile.threads(item["requests"]), profile.rampup_s,
+                        profile.warmup_s, profile.duration_s, folder / JTL, ids,
+                        folder / "jmeter.log", jmeter=launcher)
+
+
+def start_load(cmd: list[str], profile: Profile) -> subprocess.Popen:
     """JMeter in its own session, so a Ctrl-C reaches the orchestrator alone, which stops it."""
-    cmd = plan_command(item["api"], {k: item[k] for k in ("case", "requests", "rows", "joins")},
-                       apps.HOST, apps.port(framework), profile.threads(item["requests"]),
-                       profile.rampup_s, profile.warmup_s, profile.duration_s, jtl, IDS, log,
-                       jmeter=launcher)
     return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True,
                             env={**os.environ, **profile.jmeter_env})
@@ -77,7 +81,8 @@ def measure(app: RunningApp, framework: dict, item: dict, profile: Profile, fold
     ticks = 0
     try:
         with pinning.launching_on(jmeter_cpus):
-            jm = start_load(framework, item, profile, folder / JTL, folder / "jmeter.log", launcher)
+            jm = start_load(load_command(apps.HOST, apps.port(framework), item, profile, folder, IDS,
+                                         launcher), profile)
         jvm = wait_for_named(jm.pid, "java")
         loadgen_cores = pinning.cores_of(jvm)
         record["pids"]["jmeter"] = jvm
@@ -108,8 +113,8 @@ def trimmed_stats(folder: Path, t0: float) -> tuple[dict, dict]:
     start, end = jtl_file.window_bounds(folder / JTL) or (t0, t0)
     window = {"t0_epoch": t0, "start_s": start - t0, "end_s": end - t0}
     raw = folder / "raw"
-    for name in (PROC, TOP):
-        item_stats.trim(raw / name, folder / name, window["start_s"], window["end_s"])
+    for sampled in sorted(raw.iterdir()):  # proc.csv, and top.csv where top ran
+        item_stats.trim(sampled, folder / sampled.name, window["start_s"], window["end_s"])
     raw.rmdir()
     return window, item_stats.sampler_stats(folder / PROC)
 

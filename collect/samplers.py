@@ -120,10 +120,12 @@ def sample_top(targets: dict[str, int], out, t0: float, procs: list | None = Non
 
 
 class Samplers:
-    """Both samplers as child processes over one window; stop() ends them and flushes their files.
+    """The samplers (both unless `kinds` says otherwise) as child processes over one window; stop()
+    ends them and flushes their files.
     Each has its own session, so a Ctrl-C reaches the orchestrator alone, which stops them."""
 
-    def __init__(self, targets: dict[str, int], out_dir: Path, t0: float | None = None):
+    def __init__(self, targets: dict[str, int], out_dir: Path, t0: float | None = None,
+                 kinds: tuple[str, ...] = ("proc", "top")):
         self.t0 = time.time() if t0 is None else t0
         self.targets = {role: pid for role, pid in targets.items() if pid}
         base = [sys.executable, "-S", "-m", "collect.samplers"]  # -S: no site, a quicker start
@@ -132,7 +134,7 @@ class Samplers:
         self.procs = {
             kind: subprocess.Popen([*base, kind, "--out", str(out_dir / f"{kind}.csv"), *args],
                                    stdin=subprocess.DEVNULL, env=env, start_new_session=True)
-            for kind in ("proc", "top")}
+            for kind in kinds}
 
     def stop(self) -> None:
         for p in self.procs.values():

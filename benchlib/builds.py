@@ -48,7 +48,7 @@ def build(framework: dict, force: bool = False) -> bool:
     under any app still running from it.
     """
     BUILDS.mkdir(parents=True, exist_ok=True)
-    # Suites and the orchestrator may build the same app at once; the second waits, then skips.
+    # Suites and the run engine may build the same app at once; the second waits, then skips.
     with open(BUILDS / f"{framework['name']}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         return _build_locked(framework, force)

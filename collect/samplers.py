@@ -1,7 +1,7 @@
 """CPU and memory samplers for the measured window (DESIGN §5).
 
 Two samplers run side by side, each as its own process so its cost can be measured and it never
-competes with the orchestrator:
+competes with the run engine:
 - `proc`: reads /proc/<pid>/stat at 10 Hz (CPU from utime+stime deltas, RSS) → proc.csv;
 - `top`: the study's `top -d 0.1 | grep --line-buffered` (Appendix B), by exact PID, parsed → top.csv.
 Both stamp rows with seconds since a shared t0 (wall clock), so their files line up.
@@ -122,7 +122,7 @@ def sample_top(targets: dict[str, int], out, t0: float, procs: list | None = Non
 class Samplers:
     """The samplers (both unless `kinds` says otherwise) as child processes over one window; stop()
     ends them and flushes their files.
-    Each has its own session, so a Ctrl-C reaches the orchestrator alone, which stops them."""
+    Each has its own session, so a Ctrl-C reaches the run engine alone, which stops them."""
 
     def __init__(self, targets: dict[str, int], out_dir: Path, t0: float | None = None,
                  kinds: tuple[str, ...] = ("proc", "top")):

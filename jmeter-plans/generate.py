@@ -320,7 +320,7 @@ def timing(ids_dir):
 
 
 def parametrized(api):
-    """The plan `./testbed load` and the orchestrator run: rows and joins pick the endpoint."""
+    """The plan `./testbed load` and `./testbed run` run: rows and joins pick the endpoint."""
     variables = {**timing("../.testbed/ids"), "THREADS": "${__P(threads,100)}",
                  "ROWS": "${__P(rows,1)}", "JOINS": "${__P(joins,0)}"}
     derived = {"ENDPOINT": "${__groovy((vars.get('JOINS') == '1' ? 'user-' : '') + "

@@ -27,9 +27,8 @@ from benchlib.builds import build
 from benchlib.net import free_port
 from benchlib.packages import need_tool
 from benchlib.paths import IDS
-from benchlib.processes import stop_group
+from benchlib.processes import cpu_seconds, stop_group
 
-TICKS = os.sysconf("SC_CLK_TCK")
 WRK_SCRIPT = """
 local ids, i = {}, 0
 function init(args)
@@ -54,11 +53,9 @@ class CpuSampler(threading.Thread):
     def run(self):
         while not self.done.is_set():
             for name, pid in self.pids.items():
-                try:
-                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                    self.samples[name].append((time.time(), (int(fields[11]) + int(fields[12])) / TICKS))
-                except (OSError, IndexError):
-                    pass
+                used = cpu_seconds(pid)
+                if used is not None:
+                    self.samples[name].append((time.time(), used))
             self.done.wait(0.1)
 
     def cpu_seconds(self, name, start, end) -> float:

@@ -7,11 +7,32 @@ import time
 from pathlib import Path
 
 
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _fields(stat: str) -> list[str]:
+    """A /proc/<pid>/stat line after the command name (which may hold spaces and parentheses)."""
+    return stat.rsplit(")", 1)[1].split()
+
+
 def _stat_fields(pid: int) -> list[str] | None:
-    """/proc/<pid>/stat after the command name (which may hold spaces and parentheses)."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return _fields(Path(f"/proc/{pid}/stat").read_text())
     except (OSError, IndexError):
+        return None
+
+
+def parse_stat(text: str) -> tuple[int, int]:
+    """(utime+stime in clock ticks, RSS in pages) from one /proc/<pid>/stat line."""
+    fields = _fields(text)
+    return int(fields[11]) + int(fields[12]), int(fields[21])
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time the process has used so far (user + system), or None once it is gone."""
+    try:
+        return parse_stat(Path(f"/proc/{pid}/stat").read_text())[0] / TICKS
+    except (OSError, IndexError, ValueError):
         return None
 
 

@@ -14,12 +14,8 @@ import time
 from pathlib import Path
 
 from benchlib.database import server_pid
-from benchlib.processes import children, command_name
-from collect.samplers import TICKS, Samplers, parse_stat
-
-
-def cpu_seconds(pid: int) -> float:
-    return parse_stat(Path(f"/proc/{pid}/stat").read_text())[0] / TICKS
+from benchlib.processes import children, command_name, cpu_seconds
+from collect.samplers import Samplers
 
 
 def targets() -> tuple[dict, list]:

@@ -17,9 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+from benchlib.processes import TICKS, parse_stat
+
 PROC_HEADER = "t_s,role,pid,cpu_pct,rss_kb\n"
 TOP_HEADER = "t_s,role,pid,cpu_pct,mem_pct,res_kb\n"
-TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 TOP_UNITS = {"k": 1, "m": 1024, "g": 1024 ** 2, "t": 1024 ** 3, "p": 1024 ** 4, "e": 1024 ** 5}
 
@@ -30,13 +31,6 @@ class Stop(Exception):
 
 def _stop(signum, frame):
     raise Stop()
-
-
-def parse_stat(text: str) -> tuple[int, int]:
-    """(utime+stime in clock ticks, RSS in pages) from one /proc/<pid>/stat line."""
-    # comm (field 2) may hold spaces and parentheses, so split after its closing ')'.
-    rest = text[text.rindex(")") + 2:].split()
-    return int(rest[11]) + int(rest[12]), int(rest[21])
 
 
 def sample_proc(targets: dict[str, int], out, t0: float, hz: float = 10.0) -> None:

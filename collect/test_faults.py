@@ -10,6 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from benchlib.processes import alive
 from collect.conftest import TESTBED, run_testbed
 
 SMALL = ["--profile", "smoke", "--frameworks", "express", "--apis", "rest"]
@@ -45,14 +46,6 @@ def wait_for_load(results: Path, proc, timeout=300) -> dict:
 def summary(run: Path) -> list[dict]:
     with open(run / "summary.csv") as f:
         return list(csv.DictReader(f))
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_an_app_that_crashes_fails_its_case_and_the_matrix_goes_on(tmp_path, run_env):

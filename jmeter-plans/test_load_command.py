@@ -11,7 +11,7 @@ import pytest
 
 from benchlib.console import UserError
 from benchlib.jmeter import find_jmeter, plan_command
-from benchlib.jtl import summarize as summarize_jtl
+from benchlib.jtl import measured as jtl_measured, summarize as summarize_jtl
 from benchlib.net import free_port
 from benchlib.paths import IDS, ROOT
 from collect import single_load as load
@@ -54,7 +54,7 @@ def test_load_prints_one_summary_keeps_the_jtl_and_writes_the_dashboard(tmp_path
     record = json.loads((folder / "load.json").read_text())
     assert record["rows"] == 50 and record["joins"] == 1 and record["load"]["threads"] == 2
     jtl = pd.read_csv(folder / "results.jtl", dtype=str)
-    measured = jtl[~jtl["label"].str.startswith("warmup ")]
+    measured = jtl_measured(jtl)
     assert set(measured["label"]) == {"GET /rest/user/{id}/comments/50"}
     assert (jtl["label"].str.startswith("warmup ")).any(), "the warm-up left no labelled samples"
     # Our summary of the measured window agrees with JMeter's own dashboard of it.
@@ -156,7 +156,7 @@ def test_warm_up_ends_at_one_instant_by_start_time(tmp_path, launcher, implement
                        tmp_path / "jmeter.log", jmeter=launcher)
     assert subprocess.run(cmd, capture_output=True, timeout=120).returncode == 0
     rows = pd.read_csv(jtl)
-    warm = rows[rows["label"].str.startswith("warmup ")]
-    measured = rows[~rows["label"].str.startswith("warmup ")]
+    measured = jtl_measured(rows)
+    warm = rows.drop(measured.index)
     assert len(warm) and len(measured)
     assert warm["timeStamp"].max() <= measured["timeStamp"].min()

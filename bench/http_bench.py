@@ -70,16 +70,14 @@ def parse_args(argv):
 
 
 def targets(names) -> list[Target]:
-    found = {m["name"]: m for m in apps.frameworks()}
     chosen = []
-    for name in names or list(found):
+    for name in names or [f["name"] for f in apps.frameworks()]:
         framework, _, variant = name.partition(":")
-        if framework not in found:
-            fail(f"unknown framework {framework!r}; known: {', '.join(found)}.")
-        variants = [v["name"] for v in found[framework].get("variants") or [{"name": "default"}]]
+        found = apps.find_framework(framework)
+        variants = [v["name"] for v in found.get("variants") or [{"name": "default"}]]
         if (variant or "default") not in variants:
             fail(f"{framework} has no variant {variant!r}; known: {', '.join(variants)}.")
-        chosen.append(Target(framework, variant or "default", found[framework]))
+        chosen.append(Target(framework, variant or "default", found))
     return chosen
 
 

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from benchlib.console import fail, say
+from benchlib.files import write_json
 from benchlib.paths import BUILDS
 
 # Folders a build writes (or a package manager fills): not sources, so not part of the stamp.
@@ -70,5 +71,5 @@ def _build_locked(framework: dict, force: bool) -> bool:
         last_lines = (result.stderr or result.stdout).strip().splitlines()[-2:]
         fail(f"building {framework['name']} failed (`{framework['build']}` exited with "
              f"{result.returncode}): {' '.join(last_lines)}")
-    stamp.write_text(json.dumps({"source": source, "outputs": _outputs(framework)}))
+    write_json(stamp, {"source": source, "outputs": _outputs(framework)})
     return True

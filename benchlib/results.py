@@ -10,7 +10,6 @@ Every reading problem is a ResultFileError that names the file, so a user knows 
 """
 import csv
 import json
-import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -97,13 +96,6 @@ def find_run(results_dir: Path, run_id: str | None) -> Path:
 
 
 # --- writing -----------------------------------------------------------------------------------------
-
-def write_json(path: Path, data: dict) -> None:
-    """Whole or not at all: a reader (or a resume after a kill) never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(tmp, path)
-
 
 def summary_row(item: dict, status: str, flags: list[str], jtl: dict, samplers: dict) -> dict:
     row = {key: item[key] for key in ITEM_FIELDS}

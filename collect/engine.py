@@ -17,11 +17,12 @@ from benchlib import apps
 from benchlib import database as managed_db
 from benchlib.cases import cases
 from benchlib.console import UserError
+from benchlib.files import write_json
 from benchlib.jtl import JTL_FIELDS, summarize
 from benchlib.paths import DEFAULT_RESULTS
 from benchlib.processes import stop_group
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, STATE, SUMMARY, append_summary, item_key,
-                              parse_item_key, summary_row, summary_rows, write_json)
+                              parse_item_key, summary_row, summary_rows)
 from collect import item_stats, pinning
 from collect.item import (RunningApp, copy_log, log_tail, measure, new_record, outcome_line,
                           sampled_pid, trimmed_stats)

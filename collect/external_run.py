@@ -21,12 +21,13 @@ from pathlib import Path
 
 from benchlib.cases import API_STYLES, cases
 from benchlib.console import UserError, fail, say
+from benchlib.files import write_json
 from benchlib.jmeter import find_jmeter
 from benchlib.jtl import summarize
 from benchlib.paths import IDS, results_root
 from benchlib.processes import stop_group, wait_for_named
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SCHEMA_VERSION, STATE, SUMMARY, append_summary,
-                              item_key, new_run_id, parse_item_key, summary_row, write_json)
+                              item_key, new_run_id, parse_item_key, summary_row)
 from collect import item_stats, pinning, run_manifest
 from collect.item import load_command, log_tail, new_record, outcome_line, start_load, trimmed_stats
 from collect.profiles import DEFAULT, PROFILES, Profile
@@ -102,9 +103,9 @@ def measure_one(run_dir: Path, target: Target, item: dict, profile: Profile, ids
     samplers, timed_out = None, False
     try:
         jvm = wait_for_named(jm.pid, "java")
+        samplers = Samplers({"jmeter": jvm}, folder / "raw", t0, kinds=("proc",))
         record["pids"] = {"app": None, "db": None, "jmeter": jvm}
         write_json(folder / RUN_JSON, record)
-        samplers = Samplers({"jmeter": jvm}, folder / "raw", t0, kinds=("proc",))
         jm.wait(timeout=profile.rampup_s + profile.warmup_s + profile.duration_s + JMETER_SLACK_S)
     except subprocess.TimeoutExpired:
         timed_out = True

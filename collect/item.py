@@ -85,9 +85,11 @@ def measure(app: RunningApp, framework: dict, item: dict, profile: Profile, fold
                                          launcher), profile)
         jvm = wait_for_named(jm.pid, "java")
         loadgen_cores = pinning.cores_of(jvm)
+        # Sampling first, then the record saying who is measured: a Ctrl-C that follows the record
+        # finds samplers to stop.
+        samplers = Samplers({"app": app.pid, "db": db_pid, "jmeter": jvm}, folder / "raw", t0)
         record["pids"]["jmeter"] = jvm
         write_record(record)  # still running: the pids say who is measured
-        samplers = Samplers({"app": app.pid, "db": db_pid, "jmeter": jvm}, folder / "raw", t0)
         limit = time.monotonic() + profile.rampup_s + profile.warmup_s + profile.duration_s + JMETER_SLACK_S
         while jm.poll() is None:
             if app.proc.poll() is not None:

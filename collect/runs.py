@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchlib.console import fail
+from benchlib.files import write_json
 from benchlib.processes import alive
-from benchlib.results import MANIFEST, STATE, write_json
+from benchlib.results import MANIFEST, STATE
 from collect import run_manifest
 from collect.engine import RunEngine
 from collect.profiles import Profile

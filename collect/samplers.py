@@ -125,10 +125,15 @@ class Samplers:
         base = [sys.executable, "-S", "-m", "collect.samplers"]  # -S: no site, a quicker start
         args = ["--t0", f"{self.t0:.6f}", *(f"{r}={p}" for r, p in self.targets.items())]
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-        self.procs = {
-            kind: subprocess.Popen([*base, kind, "--out", str(out_dir / f"{kind}.csv"), *args],
-                                   stdin=subprocess.DEVNULL, env=env, start_new_session=True)
-            for kind in kinds}
+        self.procs = {}
+        try:
+            for kind in kinds:
+                self.procs[kind] = subprocess.Popen(
+                    [*base, kind, "--out", str(out_dir / f"{kind}.csv"), *args],
+                    stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        except BaseException:  # a Ctrl-C between two starts must not leave the first one running
+            self.stop()
+            raise
 
     def stop(self) -> None:
         for p in self.procs.values():

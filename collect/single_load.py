@@ -9,9 +9,10 @@ from pathlib import Path
 from benchlib import apps, jmeter, jtl
 from benchlib.cases import API_STYLES, find_case
 from benchlib.console import fail, say
+from benchlib.files import write_json
 from benchlib.net import http_status
 from benchlib.paths import IDS, results_root, shown
-from benchlib.results import JTL, write_json
+from benchlib.results import JTL
 
 
 @dataclass

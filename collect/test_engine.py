@@ -6,7 +6,8 @@ import json
 import pytest
 
 from benchlib.database import Database
-from benchlib.results import SUMMARY, summary_rows, write_json
+from benchlib.files import write_json
+from benchlib.results import SUMMARY, summary_rows
 from collect.engine import RunEngine
 from collect.profiles import PROFILES
 from collect.progress import Progress

@@ -96,7 +96,7 @@ def test_api_ports_environment_and_start_agree_with_manifest_and_design(framewor
 
 def test_jmeter_targets_are_the_api_services_and_manifests():
     expected = {framework: (service, manifest["default_port"],
-                            served_apis(manifest))
+                            list(served_apis(manifest)))
                 for framework, (manifest, service, _) in by_manifest().items()}
     assert targets() == expected
     depends = services()["jmeter"]["depends_on"]

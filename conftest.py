@@ -2,8 +2,9 @@
 import pymysql
 import pytest
 
-from cli.common import database
-from cli.isolated import IsolatedTestbed, free_port
+from benchlib.database import database
+from benchlib.isolated import IsolatedTestbed
+from benchlib.net import free_port
 
 
 @pytest.fixture(scope="session")

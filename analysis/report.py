@@ -134,6 +134,11 @@ def intro(doc: Doc, run: Run, status: pd.DataFrame, problems: pd.DataFrame) -> N
                  f"warm-up {profile.get('warmup_s', '?')} s, measured window "
                  f"{profile.get('duration_s', '?')} s. Case labels give the study's users per case; "
                  "where the profile caps threads, the load actually applied is the cap.")
+    applied = load_applied(run, profile.get("thread_cap") if isinstance(profile, dict) else None)
+    if applied is not None:
+        doc.table(applied, "Load applied: JMeter threads per case beside the mean requests in flight "
+                           "(Little's law, mean over ok iterations); well below the threads means the "
+                           "load generator, not the case, set the load")
     doc.heading(2, "How to read this report")
     doc.bullets([
         "Every value is the mean over the iterations with status ok; brackets give the 95 % "
@@ -154,6 +159,22 @@ def intro(doc: Doc, run: Run, status: pd.DataFrame, problems: pd.DataFrame) -> N
     if run.duplicates:
         doc.para(f"summary.csv held {run.duplicates} row(s) for cells that were run again; the last "
                  "row of each cell was used.")
+
+
+def load_applied(run: Run, thread_cap: int | None) -> pd.DataFrame | None:
+    """Per case: the nominal threads, and in_flight_mean per framework and API (None for runs
+    written before in_flight_mean existed)."""
+    ok = tables.ok_rows(run)
+    if "in_flight_mean" not in ok.columns or ok["in_flight_mean"].isna().all():
+        return None
+    wide = ok.pivot_table(index=tables.CASE_COLUMNS, columns=["framework", "api"],
+                          values="in_flight_mean", aggfunc="mean")
+    shown = pd.DataFrame({
+        "Case": [case_label(*c) for c in wide.index],
+        "Threads": [min(c[1], thread_cap) if thread_cap else c[1] for c in wide.index]})
+    for framework, api in wide.columns:
+        shown[f"{run.display_name(framework)} {api} in flight"] = [fmt(v) for v in wide[(framework, api)]]
+    return shown
 
 
 def scope_text(claim) -> str:

@@ -5,9 +5,10 @@ but every table carries how many of a cell's iterations were flagged so readers 
 """
 import pandas as pd
 
-from analysis.load import APIS, Run, load_run_json
+from analysis.load import Run, load_run_json
 from analysis.metrics import METRICS, PAIR, StudyTable, ordered_frameworks
 from analysis.stats import compare, interval, ratio_of_means
+from benchlib.cases import API_STYLES as APIS
 
 CASE_COLUMNS = ["case", "requests", "rows", "joins"]
 

@@ -1,4 +1,4 @@
-"""HTTP benchmark of implementations and their variants with wrk: requests/s and p99 latency for
+"""`python3 -m bench frameworks`: implementations and their variants compared with wrk: requests/s and p99 latency for
 REST case 1 (/rest/comment/{id}, ids from the seeder's list) and case 3 (/rest/comments/100).
 
 Not the study's protocol (that is `./testbed run`, with JMeter): a fast, repeatable comparison of
@@ -7,8 +7,8 @@ here on a port of its own and kept running; every round measures every target on
 an order drawn from a seeded shuffle, so a shared machine's drift falls on all of them alike. The
 report gives each target's median over the rounds and its median ratio to the first target.
 
-    /usr/bin/python3 -m bench.http_bench                           # every framework's default variant
-    /usr/bin/python3 -m bench.http_bench --targets aspnet aspnet:mysql-data express --rounds 3
+    /usr/bin/python3 -m bench frameworks                           # every framework's default variant
+    /usr/bin/python3 -m bench frameworks --targets aspnet aspnet:mysql-data express --rounds 3
 """
 import argparse
 import random
@@ -18,11 +18,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli import apps
-from cli.common import IDS, LOGS, UserError, database, fail, manifests, need_tool, say
-from cli.db import start as start_database
-from cli.isolated import free_port
-from cli.setup import ensure_debian
+from benchlib import apps
+from benchlib.builds import build
+from benchlib.console import fail, say
+from benchlib.database import database, start as start_database
+from benchlib.net import free_port
+from benchlib.packages import ensure_debian, need_tool
+from benchlib.paths import IDS, LOGS
+from benchlib.processes import stop_group
 
 HERE = Path(__file__).resolve().parent
 CASES = [
@@ -36,7 +39,7 @@ CASES = [
 class Target:
     framework: str
     variant: str
-    manifest: dict
+    framework_json: dict
 
     @property
     def name(self) -> str:
@@ -44,11 +47,11 @@ class Target:
 
     @property
     def env(self) -> dict:
-        return next(v for v in self.manifest["variants"] if v["name"] == self.variant)["env"]
+        return next(v for v in self.framework_json["variants"] if v["name"] == self.variant)["env"]
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="http_bench", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python3 -m bench frameworks", description=__doc__.split("\n\n")[0])
     p.add_argument("--targets", nargs="*", metavar="F[:VARIANT]",
                    help="frameworks, or framework:variant (default: each framework's default variant); "
                         "ratios are to the first")
@@ -67,16 +70,14 @@ def parse_args(argv):
 
 
 def targets(names) -> list[Target]:
-    found = {m["name"]: m for m in manifests()}
     chosen = []
-    for name in names or list(found):
+    for name in names or [f["name"] for f in apps.frameworks()]:
         framework, _, variant = name.partition(":")
-        if framework not in found:
-            fail(f"unknown framework {framework!r}; known: {', '.join(found)}.")
-        variants = [v["name"] for v in found[framework].get("variants") or [{"name": "default"}]]
+        found = apps.find_framework(framework)
+        variants = [v["name"] for v in found.get("variants") or [{"name": "default"}]]
         if (variant or "default") not in variants:
             fail(f"{framework} has no variant {variant!r}; known: {', '.join(variants)}.")
-        chosen.append(Target(framework, variant or "default", found[framework]))
+        chosen.append(Target(framework, variant or "default", found))
     return chosen
 
 
@@ -99,13 +100,12 @@ def wrk(base, script, path, args, seconds):
 
 
 def start(target: Target) -> tuple[subprocess.Popen, str]:
-    apps.build(target.manifest)
+    build(target.framework_json)
     port = free_port()
     log = LOGS / f"http_bench-{target.name.replace(':', '-')}.log"
-    proc = apps.start_app(target.manifest, port=port, log_path=log, extra_env=target.env)
-    base = apps.url(target.manifest, port)
-    apps.wait_ready(base + target.manifest["readiness_path"], proc=proc, log_path=log)
-    return proc, base
+    proc = apps.start_app(target.framework_json, port, log, extra_env=target.env)
+    apps.wait_ready(target.framework_json, port, proc, log)
+    return proc, apps.url(target.framework_json, port)
 
 
 def bench(args) -> int:
@@ -134,7 +134,7 @@ def bench(args) -> int:
                         f"p99 {p99:>7.2f} ms errors {errors}")
     finally:
         for proc, _ in running.values():
-            apps.stop_app(proc.pid)
+            stop_group(proc)
     report(chosen, results)
     return 0
 
@@ -156,12 +156,4 @@ def report(chosen: list[Target], results: dict) -> None:
 
 
 def main(argv=None) -> int:
-    try:
-        return bench(parse_args(sys.argv[1:] if argv is None else argv))
-    except UserError as e:
-        print(f"http_bench: {e}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return bench(parse_args(sys.argv[1:] if argv is None else argv))

@@ -2,8 +2,8 @@
 import argparse
 import sys
 
+from benchlib.console import UserError
 from cli import commands
-from cli.common import main_guard
 
 
 def parse_args(argv):
@@ -18,6 +18,19 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     return main_guard(args.func, args)
+
+
+def main_guard(func, args) -> int:
+    """A UserError is one or two lines and exit 2; Ctrl-C is one line and 130; never a traceback."""
+    try:
+        code = func(args)
+        return code if isinstance(code, int) else 0
+    except UserError as e:
+        print(f"testbed: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("testbed: interrupted.", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

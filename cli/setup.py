@@ -1,20 +1,5 @@
-"""`testbed setup`: install what is missing. Idempotent, and called by every command that needs it."""
-import os
-import shutil
-import subprocess
-
-from cli.common import ROOT, fail, say
-
-# What each part of the testbed needs from Debian. Python libraries come from Debian because
-# PyPI is not reachable on the project's machines (DESIGN §8).
-DEBIAN = {
-    "db": ["mariadb-server", "mariadb-client"],
-    "python": ["python3-pytest", "python3-pymysql", "python3-pandas", "python3-scipy",
-               "python3-matplotlib", "python3-yaml"],
-    "samplers": ["procps"],
-    "load": ["wrk"],
-}
-NODE_PROJECTS = ["seed"]
+"""`testbed setup`."""
+from benchlib.packages import setup_all
 
 
 def register(sub):
@@ -22,55 +7,3 @@ def register(sub):
                        description="Install the Debian packages and npm dependencies the testbed "
                                    "needs. Safe to run again; later commands run it themselves.")
     p.set_defaults(func=lambda args: setup_all())
-
-
-def setup_all():
-    ensure_debian(*DEBIAN)
-    for project in NODE_PROJECTS:
-        ensure_npm(ROOT / project)
-    say("setup: everything is installed.")
-
-
-def _missing(packages):
-    if not shutil.which("dpkg-query"):
-        return []
-    out = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${db:Status-Status}\n", *packages],
-                         capture_output=True, text=True).stdout
-    installed = {line.split()[0] for line in out.splitlines() if line.endswith(" installed")}
-    return [p for p in packages if p not in installed]
-
-
-def ensure_debian(*parts):
-    packages = [p for part in parts for p in DEBIAN[part]]
-    missing = _missing(packages)
-    if not missing:
-        return
-    command = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
-    if os.geteuid() != 0:
-        fail(f"missing Debian packages: {' '.join(missing)}. "
-             f"Run: sudo apt-get update && sudo {' '.join(command)}")
-    say(f"setup: installing {' '.join(missing)} ...")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    result = subprocess.run(command, env=env, capture_output=True, text=True)
-    if result.returncode != 0:  # a stale package list is the usual cause on a fresh machine
-        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True)
-        result = subprocess.run(command, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        last = (result.stderr or result.stdout).strip().splitlines()[-1:]
-        fail(f"apt-get could not install {' '.join(missing)}: {' '.join(last)}")
-
-
-def ensure_npm(project):
-    """`npm ci` when node_modules is absent or older than the lock file."""
-    lock = project / "package-lock.json"
-    marker = project / "node_modules" / ".package-lock.json"
-    if marker.exists() and marker.stat().st_mtime >= lock.stat().st_mtime:
-        return
-    if not shutil.which("npm"):
-        fail("npm not found. Install Node.js 20 or later (with npm) and try again.")
-    say(f"setup: npm ci in {project.relative_to(ROOT)} ...")
-    result = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                            cwd=project, capture_output=True, text=True)
-    if result.returncode != 0:
-        fail(f"npm ci failed in {project.relative_to(ROOT)}: "
-             f"{result.stderr.strip().splitlines()[-1] if result.stderr.strip() else result.returncode}")

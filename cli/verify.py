@@ -1,8 +1,7 @@
 """`testbed verify`: does every implementation keep the contract in contract/?"""
 from pathlib import Path
 
-from cli.common import fail
-from cli.setup import ensure_debian
+from benchlib.packages import ensure_debian
 
 
 def register(sub):
@@ -26,30 +25,12 @@ def register(sub):
     p.add_argument("--regenerate-golden", action="store_true",
                    help="re-record contract/golden.json from the one --framework, after checking "
                         "each response against the SQL rendering")
-    p.set_defaults(func=run)
+    p.set_defaults(func=verify)
 
 
-def run(args) -> int:
+def verify(args) -> int:
     ensure_debian("db", "python")
-    # Imported here: the checker needs a MySQL driver, which other commands must not require.
-    import pymysql
-    from contract import verify as checker
-    try:
-        return _run(args, checker)
-    except pymysql.MySQLError as e:
-        fail(f"the database failed during verify ({e.args[-1]}); check `./testbed db status` "
-             f"and run verify again.")
-
-
-def _run(args, checker) -> int:
-    if args.regenerate_golden:
-        if args.framework and len(args.framework) > 1:
-            fail("--regenerate-golden records from one implementation: give one --framework.")
-        return checker.regenerate(args.framework[0] if args.framework else None, args.manifest,
-                                  args.fresh)
-    only = checker.COLUMNS if args.checks is None else \
-        tuple(c.strip() for c in args.checks.split(","))
-    unknown = [c for c in only if c not in checker.COLUMNS]
-    if unknown:
-        fail(f"unknown check {', '.join(unknown)}; choose from {','.join(checker.COLUMNS)}.")
-    return checker.verify(args.framework, args.manifest, args.fresh, only)
+    # Imported only now: the checker needs a MySQL driver, which ensure_debian installs and
+    # which other commands must not require.
+    from contract.verify import main
+    return main(args.framework, args.manifest, args.fresh, args.checks, args.regenerate_golden)

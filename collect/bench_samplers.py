@@ -13,25 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from collect.samplers import TICKS, Samplers, parse_stat
-
-ROOT = Path(__file__).resolve().parent.parent
-DB_PIDFILE = ROOT / ".testbed" / "mysql" / "mysqld.pid"
-
-
-def cpu_seconds(pid: int) -> float:
-    return parse_stat(Path(f"/proc/{pid}/stat").read_text())[0] / TICKS
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(c) for c in (task / "children").read_text().split()]
-    return found
-
-
-def comm(pid: int) -> str:
-    return Path(f"/proc/{pid}/comm").read_text().strip()
+from benchlib.database import server_pid
+from benchlib.processes import children, command_name, cpu_seconds
+from collect.samplers import Samplers
 
 
 def targets() -> tuple[dict, list]:
@@ -39,10 +23,8 @@ def targets() -> tuple[dict, list]:
     spawned = [subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(0.01)"]),
                subprocess.Popen(["sleep", "3600"])]
     found = {"app": spawned[0].pid, "jmeter": spawned[1].pid}
-    try:
-        found["db"] = int(DB_PIDFILE.read_text())
-        Path(f"/proc/{found['db']}/stat").read_text()
-    except (OSError, ValueError):
+    found["db"] = server_pid()
+    if not found["db"]:
         spawned.append(subprocess.Popen(["sleep", "3600"]))
         found["db"] = spawned[-1].pid
     return found, spawned
@@ -56,7 +38,7 @@ def bench(seconds: float) -> None:
         time.sleep(2)
         proc_pid, top_parent = samplers.procs["proc"].pid, samplers.procs["top"].pid
         measured = {"proc sampler (python)": proc_pid, "top|grep parser (python)": top_parent}
-        measured.update({f"{comm(c)} (top|grep)": c for c in children(top_parent)})
+        measured.update({f"{command_name(c)} (top|grep)": c for c in children(top_parent)})
         first = {name: (cpu_seconds(pid), time.monotonic()) for name, pid in measured.items()}
         time.sleep(max(0.0, seconds - 2))
         last = {name: (cpu_seconds(pid), time.monotonic()) for name, pid in measured.items()}

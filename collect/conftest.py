@@ -1,9 +1,10 @@
-"""What the run tests share: a private seeded database and free ports for the apps (cli.jmeter finds JMeter)."""
+"""What the run tests share: a private seeded database and free ports for the apps (benchlib/jmeter.py finds JMeter)."""
 import subprocess
 
 import pytest
 
-from cli.common import ROOT, port_free
+from benchlib.net import port_free
+from benchlib.paths import ROOT
 
 TESTBED = str(ROOT / "testbed")
 

@@ -1,6 +1,6 @@
 """`--pin`: the app, the database and JMeter on separate CPU sets, so none steals the others' cores.
 
-Children inherit the CPU set of the process that starts them, so the orchestrator narrows its own
+Children inherit the CPU set of the process that starts them, so the run engine narrows its own
 set around each launch (no race with threads the new process creates at once). The database is
 already running: every one of its threads is moved, and put back when the run ends.
 """

@@ -21,6 +21,11 @@ class Profile:
         return {**asdict(self), "threads": f"min(requests, {self.thread_cap})" if self.thread_cap
                 else "requests (the case's own load)"}
 
+    @classmethod
+    def from_recorded(cls, recorded: dict) -> "Profile":
+        """The profile as a run's manifest recorded it (settings.profile)."""
+        return cls(**{k: v for k, v in recorded.items() if k != "threads"})
+
     def with_iterations(self, iterations: int) -> "Profile":
         return Profile(**{**asdict(self), "iterations": iterations})
 

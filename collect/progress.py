@@ -55,3 +55,17 @@ class Progress:
         if self.tty:
             self.stream.write("\r\033[K")
         print(text, file=self.stream, flush=True)
+
+
+def final_report(run_id: str, planned: int, rows: list[dict], stream) -> None:
+    """The end-of-run summary: counts, then every item that failed or is flagged."""
+    ok = sum(1 for r in rows if r["status"] == "ok")
+    print(f"\nrun {run_id}: {len(rows)} of {planned} measured, {ok} ok, "
+          f"{sum(1 for r in rows if r['status'] == 'failed')} failed, "
+          f"{sum(1 for r in rows if r['flags'])} flagged as untrustworthy.", file=stream, flush=True)
+    for r in rows:
+        where = f"{r['framework']}/{r['api']}/case-{int(r['case']):02d}/iter-{int(r['iteration']):02d}"
+        if r["status"] != "ok":
+            print(f"  {r['status']}: {where}", file=stream, flush=True)
+        elif r["flags"]:
+            print(f"  flagged ({r['flags'].replace(';', ', ')}): {where}", file=stream, flush=True)

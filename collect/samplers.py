@@ -1,7 +1,7 @@
 """CPU and memory samplers for the measured window (DESIGN §5).
 
 Two samplers run side by side, each as its own process so its cost can be measured and it never
-competes with the orchestrator:
+competes with the run engine:
 - `proc`: reads /proc/<pid>/stat at 10 Hz (CPU from utime+stime deltas, RSS) → proc.csv;
 - `top`: the study's `top -d 0.1 | grep --line-buffered` (Appendix B), by exact PID, parsed → top.csv.
 Both stamp rows with seconds since a shared t0 (wall clock), so their files line up.
@@ -17,9 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+from benchlib.processes import TICKS, parse_stat
+
 PROC_HEADER = "t_s,role,pid,cpu_pct,rss_kb\n"
 TOP_HEADER = "t_s,role,pid,cpu_pct,mem_pct,res_kb\n"
-TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 TOP_UNITS = {"k": 1, "m": 1024, "g": 1024 ** 2, "t": 1024 ** 3, "p": 1024 ** 4, "e": 1024 ** 5}
 
@@ -30,13 +31,6 @@ class Stop(Exception):
 
 def _stop(signum, frame):
     raise Stop()
-
-
-def parse_stat(text: str) -> tuple[int, int]:
-    """(utime+stime in clock ticks, RSS in pages) from one /proc/<pid>/stat line."""
-    # comm (field 2) may hold spaces and parentheses, so split after its closing ')'.
-    rest = text[text.rindex(")") + 2:].split()
-    return int(rest[11]) + int(rest[12]), int(rest[21])
 
 
 def sample_proc(targets: dict[str, int], out, t0: float, hz: float = 10.0) -> None:
@@ -119,49 +113,27 @@ def sample_top(targets: dict[str, int], out, t0: float, procs: list | None = Non
             p.wait()
 
 
-def java_pid(pid: int, timeout: float = 10.0) -> int:
-    """The JVM behind a JMeter launcher: the pid itself if it is java (exec), else a java descendant."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = _find_java(pid)
-        if found or time.monotonic() > deadline or not Path(f"/proc/{pid}").exists():
-            return found or pid
-        time.sleep(0.05)
-
-
-def _find_java(pid: int) -> int | None:
-    try:
-        if Path(f"/proc/{pid}/comm").read_text().strip() == "java":
-            return pid
-        children = []
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            children += (task / "children").read_text().split()
-    except OSError:
-        return None
-    for child in children:
-        found = _find_java(int(child))
-        if found:
-            return found
-    return None
-
-
 class Samplers:
-    """Both samplers as child processes over one window; stop() ends them and flushes their files.
-    Each has its own session, so a Ctrl-C reaches the orchestrator alone, which stops them."""
+    """The samplers (both unless `kinds` says otherwise) as child processes over one window; stop()
+    ends them and flushes their files.
+    Each has its own session, so a Ctrl-C reaches the run engine alone, which stops them."""
 
-    def __init__(self, targets: dict[str, int], out_dir: Path, t0: float | None = None):
+    def __init__(self, targets: dict[str, int], out_dir: Path, t0: float | None = None,
+                 kinds: tuple[str, ...] = ("proc", "top")):
         self.t0 = time.time() if t0 is None else t0
         self.targets = {role: pid for role, pid in targets.items() if pid}
         base = [sys.executable, "-S", "-m", "collect.samplers"]  # -S: no site, a quicker start
         args = ["--t0", f"{self.t0:.6f}", *(f"{r}={p}" for r, p in self.targets.items())]
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-        self.procs = {
-            kind: subprocess.Popen([*base, kind, "--out", str(out_dir / f"{kind}.csv"), *args],
-                                   stdin=subprocess.DEVNULL, env=env, start_new_session=True)
-            for kind in ("proc", "top")}
-
-    def pids(self) -> dict[str, int]:
-        return {kind: p.pid for kind, p in self.procs.items()}
+        self.procs = {}
+        try:
+            for kind in kinds:
+                self.procs[kind] = subprocess.Popen(
+                    [*base, kind, "--out", str(out_dir / f"{kind}.csv"), *args],
+                    stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        except BaseException:  # a Ctrl-C between two starts must not leave the first one running
+            self.stop()
+            raise
 
     def stop(self) -> None:
         for p in self.procs.values():

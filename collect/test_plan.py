@@ -1,12 +1,14 @@
 """The parts of a run that need no app: order, profiles, pinning, trimming, flags, summary rows."""
-import argparse
 import csv
 
 import pytest
 
-from cli.run import case_numbers
-from collect import metrics, pinning
-from collect.plan import key, load_cases, order, parse_key
+from benchlib import results
+from benchlib.cases import cases
+from benchlib.jtl import window_bounds
+from benchlib.results import item_key, parse_item_key
+from collect import item_stats, pinning
+from collect.order import order
 from collect.profiles import PROFILES
 
 
@@ -31,20 +33,37 @@ def test_block_restarts_keep_each_framework_api_block_together():
 
 
 def test_keys_name_the_results_folders_and_parse_back():
-    cases = load_cases()
-    item = parse_key("express/graphql/case-08/iter-03", cases)
+    item = parse_item_key("express/graphql/case-08/iter-03", cases())
     assert item == {"framework": "express", "api": "graphql", "case": 8, "requests": 250,
                     "rows": 50, "joins": 0, "iteration": 3}
-    assert key(item) == "express/graphql/case-08/iter-03"
+    assert item_key(item) == "express/graphql/case-08/iter-03"
 
 
-def test_profiles():
-    smoke, quick, study = PROFILES["smoke"], PROFILES["quick"], PROFILES["study"]
-    assert smoke.threads(500) == 10 and smoke.threads(5) == 5
-    assert quick.threads(500) == 500 and quick.iterations == 1
-    assert study.iterations == 10 and study.restart == "case" and study.threads(250) == 250
-    assert smoke.with_iterations(3).iterations == 3 and smoke.iterations == 1
-    assert quick.rampup_s <= quick.warmup_s  # the plans require the ramp-up inside the warm-up
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_every_profile_is_a_load_the_plans_accept(name):
+    """What plan_command demands of any profile: whole seconds, the ramp-up inside the warm-up,
+    a measured window, and threads that never exceed the case's own requests."""
+    profile = PROFILES[name]
+    for seconds in (profile.rampup_s, profile.warmup_s, profile.duration_s):
+        assert float(seconds).is_integer() and seconds >= 0
+    assert profile.duration_s >= 1 and profile.rampup_s <= profile.warmup_s
+    assert profile.restart in ("case", "block") and profile.iterations >= 1
+    for case in cases().values():
+        assert 1 <= profile.threads(case["requests"]) <= case["requests"]
+
+
+def test_a_thread_cap_caps_and_no_cap_is_the_case_s_own_load():
+    capped = PROFILES["smoke"].with_iterations(3)
+    assert capped.iterations == 3 and PROFILES["smoke"].iterations == 1
+    assert capped.threads(capped.thread_cap + 1) == capped.thread_cap
+    assert capped.threads(capped.thread_cap - 1) == capped.thread_cap - 1
+    uncapped = [p for p in PROFILES.values() if p.thread_cap is None]
+    assert uncapped and all(p.threads(500) == 500 for p in uncapped)
+
+
+def test_a_recorded_profile_reads_back_as_itself():
+    for profile in PROFILES.values():
+        assert type(profile).from_recorded(profile.settings()) == profile
 
 
 @pytest.mark.parametrize("cores, sets", [
@@ -83,56 +102,50 @@ def test_trim_keeps_the_window_and_counts_from_its_start(tmp_path):
     raw = tmp_path / "raw.csv"
     raw.write_text("t_s,role,pid,cpu_pct,rss_kb\n0.5,app,1,10,100\n1.0,app,1,20,100\n"
                    "2.0,app,1,30,100\n3.5,app,1,40,100\n")
-    metrics.trim(raw, tmp_path / "proc.csv", 1.0, 3.0)
+    item_stats.trim(raw, tmp_path / "proc.csv", 1.0, 3.0)
     assert (tmp_path / "proc.csv").read_text() == \
         "t_s,role,pid,cpu_pct,rss_kb\n0.000,app,1,20,100\n1.000,app,1,30,100\n"
     assert not raw.exists()
 
 
-def test_measured_window_leaves_out_warmup_samples(tmp_path):
+def test_the_window_bounds_leave_out_warmup_samples(tmp_path):
     jtl = tmp_path / "results.jtl"
     jtl.write_text("timeStamp,elapsed,label,responseCode,success\n"
                    "1000000,50,warmup GET /rest/comment/{id},200,true\n"
                    "1002000,30,GET /rest/comment/{id},200,true\n"
                    "1004000,100,GET /rest/comment/{id},200,true\n")
-    assert metrics.measured_window(jtl, 999.0) == pytest.approx((3.0, 5.1))
+    assert window_bounds(jtl) == pytest.approx((1002.0, 1004.1))
 
 
 def test_flags():
-    assert metrics.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 170.0}, 2, 100) == []
-    assert metrics.flags({"errors": 2}, {"loadgen_cpu_mean_pct": 180.0}, 2, 100) == \
+    assert item_stats.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 170.0}, 2, 100) == []
+    assert item_stats.flags({"errors": 2}, {"loadgen_cpu_mean_pct": 180.0}, 2, 100) == \
         ["errors", "loadgen_saturated"]
-    assert metrics.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 95.0}, 1, 100) == ["loadgen_saturated"]
+    assert item_stats.flags({"errors": 0}, {"loadgen_cpu_mean_pct": 95.0}, 1, 100) == ["loadgen_saturated"]
 
 
 def test_a_case_whose_threads_were_mostly_outside_requests_is_underloaded():
-    assert metrics.flags({"errors": 0, "in_flight_mean": 50.0}, {}, 2, 100) == []
-    assert metrics.flags({"errors": 0, "in_flight_mean": 49.9}, {}, 2, 100) == ["underloaded"]
-    assert metrics.flags({"errors": 0, "in_flight_mean": 17.0}, {}, 2, 500) == ["underloaded"]
+    assert item_stats.flags({"errors": 0, "in_flight_mean": 50.0}, {}, 2, 100) == []
+    assert item_stats.flags({"errors": 0, "in_flight_mean": 49.9}, {}, 2, 100) == ["underloaded"]
+    assert item_stats.flags({"errors": 0, "in_flight_mean": 17.0}, {}, 2, 500) == ["underloaded"]
 
 
 def test_sampler_stats_and_summary_row(tmp_path):
     proc = tmp_path / "proc.csv"
     proc.write_text("t_s,role,pid,cpu_pct,rss_kb\n0.1,app,1,100.0,2048\n0.2,app,1,50.0,4096\n"
                     "0.1,db,2,20.0,9000\n0.1,jmeter,3,80.0,1\n0.2,jmeter,3,120.0,1\n")
-    stats = metrics.sampler_stats(proc)
+    stats = item_stats.sampler_stats(proc)
     assert stats["cpu_peak_pct"] == 100.0 and stats["cpu_mean_pct"] == 75.0
     assert stats["rss_peak_mb"] == 4.0 and stats["db_cpu_mean_pct"] == 20.0
     assert stats["loadgen_cpu_peak_pct"] == 120.0 and stats["loadgen_cpu_mean_pct"] == 100.0
     item = {"framework": "express", "api": "rest", "case": 1, "requests": 100, "rows": 1,
             "joins": 0, "iteration": 1}
     summary = tmp_path / "summary.csv"
-    metrics.append_summary(summary, metrics.summary_row(item, "ok", ["errors"], {"samples": 5}, stats))
-    metrics.append_summary(summary, metrics.summary_row(item, "failed", [], {}, {}))
+    results.append_summary(summary, results.summary_row(item, "ok", ["errors"], {"samples": 5}, stats))
+    results.append_summary(summary, results.summary_row(item, "failed", [], {}, {}))
     with open(summary) as f:
         lines = f.read().splitlines()
-    assert lines[0].split(",") == metrics.SUMMARY_HEADER
+    assert lines[0].split(",") == results.SUMMARY_COLUMNS
     rows = list(csv.DictReader(lines))
     assert rows[0]["flags"] == "errors" and rows[0]["samples"] == "5"
     assert rows[1]["status"] == "failed" and rows[1]["samples"] == ""
-
-
-def test_case_numbers_take_lists_and_ranges():
-    assert case_numbers("1,4,7-9") == [1, 4, 7, 8, 9]
-    with pytest.raises(argparse.ArgumentTypeError):
-        case_numbers("1,x")

@@ -8,7 +8,7 @@ import time
 
 import pymysql
 
-from cli.common import Database
+from benchlib.database import Database
 from contract.calls import Call
 
 JSON = "application/json; charset=utf-8"

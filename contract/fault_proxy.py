@@ -15,11 +15,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from cli.isolated import free_port
+from benchlib.console import UserError
+from benchlib.net import free_port, wait_for_200
 
 SWAP = re.compile(rb'"threadId":(\d+),"userId":(\d+)')
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date"}
@@ -31,16 +30,11 @@ def start_upstream(manifest_path: str) -> tuple[subprocess.Popen, int]:
     env = {**os.environ, **manifest.get("env", {}), manifest["port_env"]: str(port)}
     child = subprocess.Popen(manifest["start"], cwd=os.path.dirname(os.path.abspath(manifest_path)),
                              env=env, stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{manifest['readiness_path']}",
-                                        timeout=2):
-                return child, port
-        except OSError:
-            if child.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"fault_proxy: the upstream did not become ready (exit {child.poll()})")
-            time.sleep(0.2)
+    try:
+        wait_for_200(f"http://127.0.0.1:{port}{manifest['readiness_path']}", 120, child)
+    except UserError as e:
+        sys.exit(f"fault_proxy: the upstream did not become ready: {e}")
+    return child, port
 
 
 class ExtraQuery:

@@ -11,9 +11,10 @@ import subprocess
 
 import pytest
 
-from cli.common import ROOT, manifests, served_apis
-from cli.isolated import free_port
-from cli.setup import ensure_npm
+from benchlib.apps import frameworks, served_apis
+from benchlib.net import free_port
+from benchlib.packages import ensure_npm
+from benchlib.paths import ROOT
 from contract.targets import launch
 
 CONTRACT = ROOT / "contract"
@@ -22,7 +23,7 @@ REDOCLY = CONTRACT / "node_modules" / ".bin" / "redocly"
 # limits the benchmark runs with; both stacks read these at start-up.
 INTROSPECTION_LIMITS = {"GRAPHQL_MAX_DEPTH": "15", "GRAPHQL_MAX_FIELDS": "5000",
                         "GRAPHQL_MAX_COMMENTS": "1000"}
-GRAPHQL_IMPLEMENTATIONS = [m for m in manifests() if "graphql" in served_apis(m)]
+GRAPHQL_IMPLEMENTATIONS = [m for m in frameworks() if "graphql" in served_apis(m)]
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -6,9 +6,10 @@ import sys
 
 import pytest
 
-from cli import apps
-from cli.common import ROOT, manifests, served_apis
-from cli.isolated import free_port
+from benchlib.apps import frameworks, served_apis
+from benchlib.builds import build
+from benchlib.net import free_port
+from benchlib.paths import ROOT
 
 TESTBED = str(ROOT / "testbed")
 
@@ -34,7 +35,7 @@ def table(output: str) -> dict[str, dict[str, str]]:
 
 
 def test_every_implementation_keeps_the_contract():
-    served = {m["name"]: "+".join(served_apis(m)) for m in manifests()}
+    served = {m["name"]: "+".join(served_apis(m)) for m in frameworks()}
     assert served, "no framework.json in the repository"
     result = verify()
     assert result.returncode == 0, result.stdout + result.stderr
@@ -62,10 +63,10 @@ def fault_manifest(folder, name, fault, upstream) -> str:
 
 @pytest.fixture(scope="module")
 def upstream():
-    chosen = [m for m in manifests() if m["name"] == "express"] or manifests()
+    chosen = [m for m in frameworks() if m["name"] == "express"] or frameworks()
     if not chosen:
         pytest.skip("no implementation to break")
-    apps.build(chosen[0])
+    build(chosen[0])
     return chosen[0]
 
 

@@ -1,13 +1,16 @@
 """`./testbed verify`: run every check against every implementation and print one table."""
-from cli.common import database, fail, say
-from cli.db import start as start_database
+import pymysql
+
+from benchlib.apps import select
+from benchlib.console import fail, say
+from benchlib.database import start as start_database
 from contract import checks, golden
 from contract.calls import sample_calls
 from contract.client import Client
 from contract.expected import Renderer, connect, dataset
 from contract.framing import framing
 from contract.statements import statements
-from contract.targets import acquire, select
+from contract.targets import acquire
 
 COLUMNS = ("golden", "sample", "agree", "bad-input", "headers", "framing", "statements")
 SHOWN_FAILURES = 3
@@ -78,12 +81,12 @@ def details(results: dict[str, dict]) -> list[str]:
     return lines
 
 
-def verify(names: list[str] | None, extra_manifests: list, fresh: bool = False,
+def verify(names: list[str] | None, extra_frameworks: list, fresh: bool = False,
            only: tuple = COLUMNS) -> int:
     db = start_database()
     recorded = golden.load()
     same_dataset(dataset(db), recorded["dataset"])
-    chosen = select(names, extra_manifests)
+    chosen = select(names, extra_frameworks)
     calls = sample_calls() if "sample" in only else []
     renderer = Renderer(db)
     try:
@@ -94,8 +97,8 @@ def verify(names: list[str] | None, extra_manifests: list, fresh: bool = False,
     conn = connect(db)
     results, responses, apis, targets = {}, {}, {}, []
     try:
-        for manifest in chosen:
-            target = acquire(manifest, fresh)
+        for framework in chosen:
+            target = acquire(framework, fresh)
             targets.append(target)
             apis[target.name] = target.apis
             results[target.name], responses[target.name] = check_one(
@@ -125,12 +128,12 @@ def verify(names: list[str] | None, extra_manifests: list, fresh: bool = False,
     return 1 if failed else 0
 
 
-def regenerate(name: str | None, extra_manifests: list, fresh: bool = False) -> int:
+def regenerate(name: str | None, extra_frameworks: list, fresh: bool = False) -> int:
     db = start_database()
     loaded = dataset(db)
     if not loaded or (loaded["seed"], loaded["scale"]) != (1, 1):
         fail("goldens are recorded on the seed 1, scale 1 data set; run ./testbed seed first.")
-    chosen = select([name] if name else None, extra_manifests)
+    chosen = select([name] if name else None, extra_frameworks)
     if len(chosen) != 1:
         fail("say which implementation to record from: --framework NAME.")
     target = acquire(chosen[0], fresh)
@@ -150,3 +153,21 @@ def regenerate(name: str | None, extra_manifests: list, fresh: bool = False) -> 
     say(f"verify: wrote contract/golden.json: {len(golden.load()['responses'])} responses recorded "
         f"from {target.name}, each equal to the SQL rendering.")
     return 0
+
+
+def main(frameworks: list[str] | None, extra_frameworks: list, fresh: bool, checks_asked: str | None,
+         regenerate_golden: bool) -> int:
+    """`./testbed verify` with its options; a database failure midway is one clear line."""
+    try:
+        if regenerate_golden:
+            if frameworks and len(frameworks) > 1:
+                fail("--regenerate-golden records from one implementation: give one --framework.")
+            return regenerate(frameworks[0] if frameworks else None, extra_frameworks, fresh)
+        only = COLUMNS if checks_asked is None else tuple(c.strip() for c in checks_asked.split(","))
+        unknown = [c for c in only if c not in COLUMNS]
+        if unknown:
+            fail(f"unknown check {', '.join(unknown)}; choose from {','.join(COLUMNS)}.")
+        return verify(frameworks, extra_frameworks, fresh, only)
+    except pymysql.MySQLError as e:
+        fail(f"the database failed during verify ({e.args[-1]}); check `./testbed db status` "
+             f"and run verify again.")

@@ -4,9 +4,11 @@ import subprocess
 import sys
 import time
 
-from cli.common import ROOT, database
-from cli.db import _alive
-from cli.isolated import IsolatedTestbed, free_port
+from benchlib.database import database
+from benchlib.isolated import IsolatedTestbed
+from benchlib.net import free_port
+from benchlib.paths import ROOT
+from benchlib.processes import alive
 
 
 def test_status_reports_a_running_server_without_data(isolated_testbed):
@@ -57,7 +59,7 @@ def test_a_server_started_by_a_process_that_lives_on_still_stops(isolated_testbe
     """As under ./testbed test: the starter outlives the server, and a suite runs `db stop`."""
     assert isolated_testbed.run("db", "stop").returncode == 0
     holder = subprocess.Popen(
-        [sys.executable, "-c", "from cli.db import start; start(); import sys; sys.stdin.read()"],
+        [sys.executable, "-c", "from benchlib.database import start; start(); import sys; sys.stdin.read()"],
         cwd=ROOT, env=isolated_testbed.env(PYTHONPATH=str(ROOT)), stdin=subprocess.PIPE)
     try:
         for _ in range(600):
@@ -76,5 +78,5 @@ def test_a_zombie_does_not_count_as_running():
     child = subprocess.Popen(["true"])
     while open(f"/proc/{child.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
         time.sleep(0.01)
-    assert not _alive(child.pid)
+    assert not alive(child.pid)
     child.wait()

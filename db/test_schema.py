@@ -2,7 +2,7 @@
 import pymysql
 import pytest
 
-from cli.common import database
+from benchlib.database import database
 
 APPENDIX_A = {
     "category": [("category_id", "int", "NO"), ("name", "varchar(255)", "NO"),

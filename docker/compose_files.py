@@ -8,7 +8,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from cli.common import ROOT
+from benchlib.paths import ROOT
 
 COMPOSE = ROOT / "docker-compose.yml"
 ENV_EXAMPLE = ROOT / ".env.example"

@@ -5,13 +5,21 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from pathlib import Path, PurePosixPath
 
 import pytest
 
-from cli import apps, jmeter
-from cli.common import IDS, ROOT, manifests
-from cli.isolated import free_port
+from benchlib import apps, jmeter
+from benchlib.apps import frameworks, served_apis
+from benchlib.builds import build
+from benchlib.cases import find_case
+from benchlib.jtl import summarize
+from benchlib.net import free_port
+from benchlib.paths import IDS, ROOT
+from benchlib.processes import stop_group
+from benchlib.results import SCHEMA_VERSION, SUMMARY_COLUMNS, summary_rows
+from collect.profiles import PROFILES
 from compose_files import (COMPOSE, VARIABLE, build_context, cnf_options, context_files,
                            copy_arguments, dockerfile_of, dockerfiles, env_example, grants,
                            instructions, raw_compose, services, stages, targets)
@@ -30,7 +38,7 @@ SECRET_NAME = re.compile(r"PASS|PWD|SECRET|TOKEN|CREDENTIAL|PRIVATE", re.I)
 def by_manifest() -> dict:
     """framework name -> (manifest, service name, service), matched by build context."""
     found = {}
-    for manifest in manifests():
+    for manifest in frameworks():
         for name, service in services().items():
             if build_context(service) == manifest["dir"].resolve():
                 found[manifest["name"]] = (manifest, name, service)
@@ -38,12 +46,13 @@ def by_manifest() -> dict:
 
 
 def run_runner(tmp_path, path=None, **env) -> subprocess.CompletedProcess:
-    """docker/jmeter/run-matrix.sh with the jmeter service's environment, the project's plans
-    and id files, and `env` on top."""
+    """docker/jmeter/run-matrix.sh outside Docker: the jmeter service's environment, this
+    interpreter over this checkout (as the image mounts it at /testbed), the id files, `env` on top."""
     runner_env = services()["jmeter"]["environment"]
-    full = {"PATH": path or os.environ["PATH"], "PLANS": str(ROOT / "jmeter-plans"), "IDS": str(IDS),
-            "RESULTS": str(tmp_path), **{k: str(v) for k, v in runner_env.items()}, **env}
-    return subprocess.run(["sh", str(RUNNER)], env=full, capture_output=True, text=True, timeout=120)
+    full = {"PATH": path or os.environ["PATH"], "PYTHON": sys.executable, "PYTHONPATH": str(ROOT),
+            "IDS": str(IDS), "RESULTS": str(tmp_path), **{k: str(v) for k, v in runner_env.items()},
+            **env}
+    return subprocess.run(["sh", str(RUNNER)], env=full, capture_output=True, text=True, timeout=300)
 
 
 # ---------------------------------------------------------------- the compose file
@@ -87,7 +96,7 @@ def test_api_ports_environment_and_start_agree_with_manifest_and_design(framewor
 
 def test_jmeter_targets_are_the_api_services_and_manifests():
     expected = {framework: (service, manifest["default_port"],
-                            manifest.get("apis", ["rest", "graphql"]))
+                            list(served_apis(manifest)))
                 for framework, (manifest, service, _) in by_manifest().items()}
     assert targets() == expected
     depends = services()["jmeter"]["depends_on"]
@@ -135,14 +144,6 @@ def test_read_only_mounts_exist():
             source, target, *mode = volume.split(":")
             if source.startswith(".") and mode == ["ro"]:
                 assert (ROOT / source).exists(), f"{name} mounts {source}, which does not exist"
-
-
-def test_jmeter_plans_take_the_properties_the_runner_passes():
-    passed = set(re.findall(r"-J(\w+)=", RUNNER.read_text())) - {"jmeter"}
-    for api in ("rest", "graphql"):
-        plan = (ROOT / "jmeter-plans" / f"{api}.jmx").read_text()
-        read = set(re.findall(r"__P\((\w+)", plan))
-        assert passed <= read, f"{api}.jmx does not read -J{sorted(passed - read)}"
 
 
 # ---------------------------------------------------------------- MySQL
@@ -250,10 +251,12 @@ def test_compose_runs_the_runner_as_a_non_root_user():
 # ---------------------------------------------------------------- the runner script
 
 def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
+    """The same plans, properties and profile timings as ./testbed run: plan_command's argv."""
     result = run_runner(tmp_path, DRY_RUN="1", CASES="1,18")
     assert result.returncode == 0, result.stderr
     commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
     assert len(commands) == 2 * sum(len(apis) for _, _, apis in targets().values()), result.stdout
+    profile = PROFILES[services()["jmeter"]["environment"]["PROFILE"]]
     seen = set()
     for command in commands:
         api = PurePosixPath(command[command.index("-t") + 1]).stem
@@ -262,40 +265,50 @@ def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
         host, port = props["host"], int(props["port"])
         framework = next(f for f, (h, p, _) in targets().items() if (h, p) == (host, port))
         expected = jmeter.plan_command(
-            api, case, host, port, jmeter.case(case)["requests"], props["rampup"], props["warmup"],
-            props["duration"], command[command.index("-l") + 1], IDS, command[command.index("-j") + 1],
-            jmeter="jmeter")
+            api, case, host, port, profile.threads(find_case(case)["requests"]), profile.rampup_s,
+            profile.warmup_s, profile.duration_s, command[command.index("-l") + 1], IDS,
+            command[command.index("-j") + 1], jmeter="jmeter")
         assert command == expected, f"{framework} {api} case {case}"
-        assert (props["rampup"], props["warmup"], props["duration"]) == tuple(
-            str(services()["jmeter"]["environment"][k]) for k in ("RAMPUP_S", "WARMUP_S", "DURATION_S"))
         seen.add((framework, api, case))
     assert {c for _, _, c in seen} == {1, 18}
+    assert list(tmp_path.iterdir()) == [], "a dry run writes nothing"
 
 
-def test_runner_runs_a_case_for_real_against_an_implementation(tmp_path):
-    """Real JMeter, the real plan and the express app from its manifest: the runner's own path."""
-    manifest = by_manifest()["express"][0]
-    apps.build(manifest)
+def test_runner_writes_a_standard_run_that_the_report_reads(tmp_path):
+    """Real JMeter, the real plan and the express app from its framework.json, the runner outside
+    Docker, then ./testbed report on what it wrote: one results format everywhere."""
+    framework = by_manifest()["express"][0]
+    build(framework)
     port = free_port()
-    app = apps.start_app(manifest, port, tmp_path / "app.log")
+    app = apps.start_app(framework, port, tmp_path / "app.log")
     try:
-        apps.wait_ready(apps.url(manifest, port, manifest["readiness_path"]), proc=app,
-                        log_path=tmp_path / "app.log")
+        apps.wait_ready(framework, port, app, tmp_path / "app.log")
         launcher = Path(jmeter.find_jmeter())
-        result = run_runner(tmp_path, path=f"{launcher.parent}:{os.environ['PATH']}",
+        result = run_runner(tmp_path / "results", path=f"{launcher.parent}:{os.environ['PATH']}",
                             TARGETS=f"express=127.0.0.1:{port}:rest", FRAMEWORKS="express",
-                            APIS="rest", CASES="4", THREAD_CAP="2", RAMPUP_S="0", WARMUP_S="1",
-                            DURATION_S="2", RUN_ID="check")
+                            APIS="rest,graphql", CASES="1,4", PROFILE="smoke", RUN_ID="20990101-000000-check")
     finally:
-        apps.stop_app(app)
+        stop_group(app)
     assert result.returncode == 0, result.stdout + result.stderr
-    run = tmp_path / "check"
-    stats = jmeter.summarize_jtl(run / "express" / "rest" / "case-04" / "iter-01" / "results.jtl")
-    assert stats["samples"] > 0 and stats["errors"] == 0, stats
-    line = f"express rest case 4 iteration 1: {stats['samples']} samples, 0 errors"
-    assert (run / "summary.txt").read_text() == line + "\n"
-    settings = json.loads((run / "settings.json").read_text())
-    assert settings["jmeter"].startswith("5.") and settings["thread_cap"] == "2"
+    run = tmp_path / "results" / "20990101-000000-check"
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["schema_version"] == SCHEMA_VERSION and manifest["profile"] == "smoke"
+    assert manifest["settings"]["profile"] == PROFILES["smoke"].settings()
+    rows = summary_rows(run / "summary.csv")
+    assert list(rows[0]) == SUMMARY_COLUMNS
+    assert sorted((r["api"], r["case"], r["status"]) for r in rows) == [
+        ("graphql", "1", "excluded"), ("graphql", "4", "excluded"), ("rest", "1", "ok"), ("rest", "4", "ok")]
+    for case in ("01", "04"):
+        item = run / "express" / "rest" / f"case-{case}" / "iter-01"
+        record = json.loads((item / "run.json").read_text())
+        stats = summarize(item / "results.jtl")
+        assert record["status"] == "ok" and record["results"]["samples"] == stats["samples"] > 0
+        assert stats["errors"] == 0 and record["load"]["threads"] == 10
+        assert {line.split(",")[1] for line in (item / "proc.csv").read_text().splitlines()[1:]} == {"jmeter"}
+    report = subprocess.run([str(ROOT / "testbed"), "report", run.name, "--results-dir", str(run.parent)],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert (run / "report" / "index.html").is_file()
 
 
 def test_runner_image_verifies_the_same_jmeter_archive_as_the_cli():
@@ -309,7 +322,8 @@ def test_runner_image_verifies_the_same_jmeter_archive_as_the_cli():
     ({"CASES": "19"}, "no case 19"),
     ({"FRAMEWORKS": "spring"}, "unknown framework 'spring'"),
     ({"APIS": "soap"}, "unknown API 'soap'"),
-    ({"DURATION_S": "0"}, "DURATION_S must be a whole number"),
+    ({"PROFILE": "long"}, "unknown PROFILE 'long'"),
+    ({"ITERATIONS": "0"}, "ITERATIONS must be a whole number"),
     ({"DRY_RUN": "", "IDS": "/nonexistent"}, "the seed service has not completed"),
 ])
 def test_runner_rejects_bad_settings_clearly(tmp_path, env, message):
@@ -317,4 +331,4 @@ def test_runner_rejects_bad_settings_clearly(tmp_path, env, message):
     result = run_runner(tmp_path, **{"DRY_RUN": "1", **env})
     assert result.returncode == 2 and message in result.stderr, (result.stdout, result.stderr)
     assert result.stderr.count("\n") == 1
-    assert not any(tmp_path.glob("*/settings.json"))
+    assert list(tmp_path.iterdir()) == []

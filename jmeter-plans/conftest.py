@@ -10,9 +10,12 @@ from threading import Thread
 
 import pytest
 
-from cli import apps, jmeter
-from cli.common import LOGS, UserError, manifests
-from cli.isolated import free_port
+from benchlib import apps, jmeter
+from benchlib.builds import build
+from benchlib.console import UserError
+from benchlib.net import free_port
+from benchlib.paths import LOGS
+from benchlib.processes import stop_group
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -23,17 +26,17 @@ def launcher():
 
 
 @contextmanager
-def started(manifest):
+def started(framework):
     """One implementation (built if its sources changed), on a free port, until the block ends."""
-    apps.build(manifest)
+    build(framework)
     port = free_port()
-    log = LOGS / f"jmeter-tests-{manifest['name']}.log"
-    proc = apps.start_app(manifest, port, log)
+    log = LOGS / f"jmeter-tests-{framework['name']}.log"
+    proc = apps.start_app(framework, port, log)
     try:
-        apps.wait_ready(apps.url(manifest, port, manifest["readiness_path"]), proc=proc, log_path=log)
+        apps.wait_ready(framework, port, proc, log)
         yield port
     finally:
-        apps.stop_app(proc)
+        stop_group(proc)
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +44,7 @@ def implementations():
     """{name: port} of every implementation with a framework.json, started for this session."""
     with ExitStack() as stack:
         try:
-            yield {m["name"]: stack.enter_context(started(m)) for m in manifests()}
+            yield {m["name"]: stack.enter_context(started(m)) for m in apps.frameworks()}
         except UserError as e:
             pytest.fail(str(e))
 

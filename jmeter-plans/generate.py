@@ -1,7 +1,7 @@
 """Write the JMeter plans from one description, so they cannot drift apart.
 
 - `rest.jmx`, `graphql.jmx`: one plan per API style, driven by `-J` properties (host, port,
-  threads, rampup, warmup, duration, rows, joins, comment_ids, user_ids). `cli/jmeter.py` runs them.
+  threads, rampup, warmup, duration, rows, joins, comment_ids, user_ids). `benchlib/jmeter.py` runs them.
 - `standalone/{rest,graphql}-case-NN.jmx`: one plan per API x case with the case's threads, rows
   and endpoint baked in, for people who open plans in the JMeter GUI (as the study had).
   Host, port and timings stay `-J` properties with defaults shown in the plan.
@@ -11,8 +11,8 @@ every thread of the plan has started; then each loops with no think time, so the
 `requests` is the number of clients sending back to back (closed model). A clock thread group
 times the phases from that instant: WARMUP seconds of warm-up, DURATION seconds measured, then it
 stops the test (each thread finishes its request in flight). Warm-up is excluded by label: samples
-that start before the clock ends the warm-up are named `warmup <label>`, and `cli/jmeter.py
-summarize_jtl` leaves those out. Every sample is checked by built-in assertions: status 200, and
+that start before the clock ends the warm-up are named `warmup <label>`, and `benchlib/jtl.py`
+leaves those out. Every sample is checked by built-in assertions: status 200, and
 one JSON path over the body (see json_check).
 
 Run `python3 jmeter-plans/generate.py` after changing this file; a test fails if the checked-in
@@ -25,9 +25,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from cli.jmeter import DEFAULTS, cases  # noqa: E402
-
-APIS = ("rest", "graphql")
+from benchlib.cases import API_STYLES, cases  # noqa: E402
+from benchlib.jmeter import DEFAULTS  # noqa: E402
 COMMENT = "id threadId userId body dateMade dateLastUpdated"
 USER = "user { id name email phone }"
 
@@ -321,7 +320,7 @@ def timing(ids_dir):
 
 
 def parametrized(api):
-    """The plan `./testbed load` and the orchestrator run: rows and joins pick the endpoint."""
+    """The plan `./testbed load` and `./testbed run` run: rows and joins pick the endpoint."""
     variables = {**timing("../.testbed/ids"), "THREADS": "${__P(threads,100)}",
                  "ROWS": "${__P(rows,1)}", "JOINS": "${__P(joins,0)}"}
     derived = {"ENDPOINT": "${__groovy((vars.get('JOINS') == '1' ? 'user-' : '') + "
@@ -358,9 +357,9 @@ def standalone(api, case):
 
 def all_plans() -> dict:
     """Relative path -> plan text, for everything this script writes."""
-    plans = {f"{api}.jmx": parametrized(api) for api in APIS}
-    for api in APIS:
-        for case in cases():
+    plans = {f"{api}.jmx": parametrized(api) for api in API_STYLES}
+    for api in API_STYLES:
+        for case in cases().values():
             plans[f"standalone/{api}-case-{case['case']:02d}.jmx"] = standalone(api, case)
     return plans
 

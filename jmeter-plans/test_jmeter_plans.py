@@ -7,8 +7,9 @@ import itertools
 import subprocess
 
 import generate
-from cli.common import IDS
-from cli.jmeter import PLANS, PROPERTIES, cases
+from benchlib.cases import cases
+from benchlib.jmeter import PROPERTIES
+from benchlib.paths import IDS, PLANS
 
 LOADER = r"""
 import org.apache.jmeter.JMeter
@@ -37,10 +38,10 @@ new File(props.get('report')).text = lines.join('\n') + '\n'
 def test_cases_follow_the_design_matrix():
     expected = [{"case": n, "requests": req, "rows": rows, "joins": joins} for n, (req, joins, rows)
                 in enumerate(itertools.product((100, 250, 500), (0, 1), (1, 50, 100)), start=1)]
-    assert cases() == expected
+    assert list(cases().values()) == expected
     # The study's table printed 250/20/0 and 200/1/1 here; the matrix says otherwise.
-    assert cases()[7] == {"case": 8, "requests": 250, "rows": 50, "joins": 0}
-    assert cases()[15] == {"case": 16, "requests": 500, "rows": 1, "joins": 1}
+    assert cases()[8] == {"case": 8, "requests": 250, "rows": 50, "joins": 0}
+    assert cases()[16] == {"case": 16, "requests": 500, "rows": 1, "joins": 1}
 
 
 def test_checked_in_plans_match_the_generator(tmp_path):

@@ -7,11 +7,14 @@ import pandas as pd
 import pytest
 
 import generate
-from cli.common import IDS, manifests, served_apis
-from cli.isolated import free_port
-from cli.jmeter import APIS, PROPERTIES, WARMUP_PREFIX, cases
+from benchlib.apps import frameworks, served_apis
+from benchlib.cases import API_STYLES as APIS, cases
+from benchlib.jmeter import PROPERTIES
+from benchlib.jtl import measured
+from benchlib.net import free_port
+from benchlib.paths import IDS
 
-COMBOS = cases()[:6]  # cases 1-6: each (rows, joins) combination once
+COMBOS = list(cases().values())[:6]  # cases 1-6: each (rows, joins) combination once
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +36,7 @@ def outcome(tmp_path_factory, launcher, implementations, fake_servers):
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     jtl = pd.read_csv(out / "all.jtl", dtype=str, keep_default_na=False)
-    jtl = jtl[~jtl["label"].str.startswith(WARMUP_PREFIX)]
+    jtl = measured(jtl)
     jtl["group"] = jtl["threadName"].str.rsplit(" ", n=1).str[0]
     return {group: {"samples": len(rows), "errors": int((rows["success"] != "true").sum()),
                     "messages": set(rows["failureMessage"]) | set(rows["responseMessage"])}
@@ -42,7 +45,7 @@ def outcome(tmp_path_factory, launcher, implementations, fake_servers):
 
 def serving() -> dict:
     """{implementation: the API styles its manifest says it serves}."""
-    return {m["name"]: served_apis(m) for m in manifests()}
+    return {m["name"]: served_apis(m) for m in frameworks()}
 
 
 def group_names(target):

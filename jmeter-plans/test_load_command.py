@@ -9,10 +9,12 @@ import zipfile
 import pandas as pd
 import pytest
 
-from cli import load
-from cli.common import IDS, ROOT, UserError
-from cli.isolated import free_port
-from cli.jmeter import find_jmeter, plan_command, summarize_jtl
+from benchlib.console import UserError
+from benchlib.jmeter import find_jmeter, plan_command
+from benchlib.jtl import measured as jtl_measured, summarize as summarize_jtl
+from benchlib.net import free_port
+from benchlib.paths import IDS, ROOT
+from collect import single_load as load
 
 
 def run_load(*args, results):
@@ -50,9 +52,9 @@ def test_load_prints_one_summary_keeps_the_jtl_and_writes_the_dashboard(tmp_path
     [folder] = (tmp_path / "load").iterdir()
     assert re.fullmatch(rf"\d{{8}}-\d{{6}}-{name}-rest-case-05", folder.name)
     record = json.loads((folder / "load.json").read_text())
-    assert record["rows"] == 50 and record["joins"] == 1 and record["settings"]["threads"] == 2
+    assert record["rows"] == 50 and record["joins"] == 1 and record["load"]["threads"] == 2
     jtl = pd.read_csv(folder / "results.jtl", dtype=str)
-    measured = jtl[~jtl["label"].str.startswith("warmup ")]
+    measured = jtl_measured(jtl)
     assert set(measured["label"]) == {"GET /rest/user/{id}/comments/50"}
     assert (jtl["label"].str.startswith("warmup ")).any(), "the warm-up left no labelled samples"
     # Our summary of the measured window agrees with JMeter's own dashboard of it.
@@ -123,7 +125,7 @@ def test_the_download_is_checked_before_it_is_unpacked(monkeypatch, tmp_path):
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
     from threading import Thread
 
-    from cli import jmeter
+    from benchlib import jmeter
     served = tmp_path / "served"
     (served / f"apache-jmeter-{jmeter.VERSION}" / "bin").mkdir(parents=True)
     (served / f"apache-jmeter-{jmeter.VERSION}" / "bin" / "jmeter").write_text("#!/bin/sh\n")
@@ -156,8 +158,8 @@ def test_warm_up_ends_at_one_instant_by_start_time(tmp_path, launcher, implement
                        tmp_path / "jmeter.log", jmeter=launcher)
     assert subprocess.run(cmd, capture_output=True, timeout=120).returncode == 0
     rows = pd.read_csv(jtl)
-    warm = rows[rows["label"].str.startswith("warmup ")]
-    measured = rows[~rows["label"].str.startswith("warmup ")]
+    measured = jtl_measured(rows)
+    warm = rows.drop(measured.index)
     assert len(warm) and len(measured)
     straddling = warm[warm["timeStamp"] > measured["timeStamp"].min()]
     assert straddling["threadName"].is_unique, straddling

@@ -7,8 +7,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from cli.isolated import IsolatedTestbed, free_port  # noqa: E402
-from cli.common import ROOT  # noqa: E402
+from benchlib.isolated import IsolatedTestbed  # noqa: E402
+from benchlib.net import free_port  # noqa: E402
+from benchlib.paths import ROOT  # noqa: E402
 
 
 def main():

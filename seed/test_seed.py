@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from cli.common import IDS, ROOT
+from benchlib.paths import IDS, ROOT
 
 CHECKSUM = re.compile(r"^checksum: ([0-9a-f]{64})$", re.M)
 
@@ -52,15 +52,18 @@ def test_two_fresh_loads_give_the_same_checksum(seeded):
     assert checksum_of(testbed.run("seed")) == checksum
 
 
-def test_id_files_are_fixed_permutations(seeded):
+def test_id_files_are_fixed_permutations(seeded, forum):
+    """The same permutation as the shared testbed's (seeded, like the `forum` database, before
+    the suites run), byte for byte."""
     testbed, _ = seeded
     for name, header, count in (("user_ids.csv", "user_id", 1000), ("comment_ids.csv", "comment_id", 200000)):
         lines = (testbed.home / "ids" / name).read_text().splitlines()
         assert lines[0] == header
         ids = [int(x) for x in lines[1:]]
         assert sorted(ids) == list(range(1, count + 1)) and ids != sorted(ids)
-        assert lines == ((ROOT / ".testbed" / "ids" / name).read_text().splitlines()
-                         if (ROOT / ".testbed" / "ids" / name).exists() else lines)
+        shared = IDS / name
+        assert shared.is_file(), f"{shared} is missing: seed the shared testbed (./testbed seed)"
+        assert lines == shared.read_text().splitlines()
 
 
 @pytest.mark.parametrize("args, env", [

@@ -1,15 +1,22 @@
-"""manifest.json: everything needed to know what a run measured, and on what (DESIGN §7)."""
+"""A run's manifest.json: everything needed to know what a run measured, and on what (DESIGN §7).
+(A framework's own description is its framework.json, never called a manifest here.)"""
 import json
 import os
 import platform
 import re
 import subprocess
+from datetime import datetime, timezone
 from pathlib import Path
 
-from cli.common import ROOT
-from cli.jmeter import jmeter_version
+from benchlib import apps, database
+from benchlib.jmeter import jmeter_version
+from benchlib.paths import ROOT, shown
+from benchlib.results import SCHEMA_VERSION, new_run_id
+from collect.order import order
 
-SCHEMA_VERSION = 1
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _out(cmd, cwd=ROOT) -> str | None:
@@ -85,15 +92,15 @@ def packages(folder: Path) -> dict:
     return found
 
 
-def frameworks(manifests: list[dict]) -> dict:
+def frameworks(chosen: list[dict]) -> dict:
+    """Each framework.json as it was, with the packages it resolved and the variant run."""
     out = {}
-    for m in manifests:
-        entry = {k: v for k, v in m.items() if k != "dir"}
-        entry["dir"] = str(Path(m["dir"]).relative_to(ROOT)) if Path(m["dir"]).is_relative_to(ROOT) \
-            else str(m["dir"])
-        entry["packages"] = packages(Path(m["dir"]))
-        entry["variant_run"] = (m.get("variants") or [{"name": "default"}])[0]["name"]
-        out[m["name"]] = entry
+    for framework in chosen:
+        entry = {k: v for k, v in framework.items() if k != "dir"}
+        entry["dir"] = shown(framework["dir"])
+        entry["packages"] = packages(Path(framework["dir"]))
+        entry["variant_run"] = apps.default_variant(framework)["name"]
+        out[framework["name"]] = entry
     return out
 
 
@@ -113,12 +120,33 @@ def loaded_report(log: Path) -> dict | None:
     return None
 
 
-def database_info(db, dataset: dict | None, version: str | None) -> dict:
-    return {"host": db.host, "port": db.port, "name": db.name, "managed": db.managed,
-            "version": version, "dataset": dataset}
+def database_info(db) -> dict:
+    info = {"host": db.host, "port": db.port, "name": db.name, "managed": db.managed,
+            "version": database.version(db), "dataset": database.loaded(db)}
+    if not db.managed:
+        info["sampled"] = False
+    return info
 
 
-def write(path: Path, manifest: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2) + "\n")
-    os.replace(tmp, path)
+SAMPLERS = {"proc": "/proc/<pid>/stat every 0.1 s: CPU % of one core from utime+stime, RSS",
+            "top": "top -b -d 0.1 -p PIDS | grep --line-buffered (study Appendix B, by pid)",
+            "summary_source": "proc.csv, trimmed to the measured window"}
+
+
+def build(options, chosen: dict[str, dict], jmeter: str, db, pinning: dict) -> dict:
+    """The manifest of a new run: its id, settings, order, what it runs on and with."""
+    run_id = new_run_id(options.profile.name)
+    return {
+        "schema_version": SCHEMA_VERSION, "run_id": run_id, **git(),
+        "created_at": now_iso(), "profile": options.profile.name, "settings": options.recorded(),
+        "seed": options.seed,
+        "order": order(list(chosen), options.apis, options.cases, options.profile.iterations,
+                       options.profile.restart, options.seed),
+        "frameworks": frameworks(list(chosen.values())),
+        "versions": runtime_versions(jmeter),
+        "machine": machine(),
+        "pinning": pinning,
+        "ports": {name: apps.port(framework) for name, framework in chosen.items()},
+        "database": database_info(db),
+        "samplers": SAMPLERS,
+    }

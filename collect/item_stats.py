@@ -1,15 +1,9 @@
-"""From one case's raw files to its summary.csv row and its trust flags."""
+"""From one item's sampler files to its CPU and memory figures, and the flags that say when its
+numbers should not be trusted."""
 import csv
 import os
 from pathlib import Path
 
-from cli.jmeter import SUMMARY_KEYS as JTL_FIELDS, WARMUP_PREFIX
-
-SUMMARY_HEADER = [
-    "framework", "api", "case", "requests", "rows", "joins", "iteration", "status", "flags",
-    "samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms", "p50_ms",
-    "p90_ms", "p95_ms", "p99_ms", "cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct",
-    "db_cpu_mean_pct", "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct", "in_flight_mean"]
 SATURATION = 0.90  # JMeter busy on this share of the cores it had, on average over the window
 # Requests in flight, on average, below this share of the case's threads: the threads spent most
 # of their time outside requests (waiting for the CPU in JMeter), so the load generator, not the
@@ -69,44 +63,3 @@ def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int) -> list[str]
     if in_flight is not None and in_flight < UNDERLOADED * threads:
         found.append("underloaded")
     return found
-
-
-def summary_row(item: dict, status: str, row_flags: list[str], jtl: dict, stats: dict) -> dict:
-    row = {key: item[key] for key in ("framework", "api", "case", "requests", "rows", "joins",
-                                      "iteration")}
-    row.update(status=status, flags=";".join(row_flags))
-    row.update({key: jtl.get(key) for key in JTL_FIELDS})
-    row.update(stats)
-    return {key: "" if row.get(key) is None else row[key] for key in SUMMARY_HEADER}
-
-
-def append_summary(path: Path, row: dict) -> None:
-    new = not path.exists()
-    with open(path, "a", newline="") as f:
-        writer = csv.DictWriter(f, SUMMARY_HEADER, lineterminator="\n")
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
-
-
-def measured_window(jtl: Path, t0: float) -> tuple[float, float]:
-    """The measured window in seconds since t0: first measured sample's start to last one's end."""
-    start = end = None
-    with open(jtl, newline="") as f:
-        for row in csv.DictReader(f):
-            if row["label"].startswith(WARMUP_PREFIX):
-                continue
-            begin = int(row["timeStamp"])
-            finish = begin + int(row["elapsed"])
-            start = begin if start is None or begin < start else start
-            end = finish if end is None or finish > end else end
-    if start is None:
-        return (0.0, 0.0)
-    return (start / 1000 - t0, end / 1000 - t0)
-
-
-def read_summary(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))

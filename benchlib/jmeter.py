@@ -1,12 +1,5 @@
-"""JMeter from Python: find it, run one plan of the matrix, summarise its JTL.
-
-Used by `./testbed load` and by the run orchestrator (collect/), which calls:
-- `cases()`: the 18 cases of DESIGN §5 from jmeter-plans/cases.csv;
-- `plan_command(...)` / `start_plan(...)`: the argv for one run / the running JMeter (a Popen, so
-  its JVM pid can be sampled while it runs);
-- `summarize_jtl(path)`: the measured window's statistics, keyed like summary.csv.
-"""
-import csv
+"""JMeter: find it (or download it once), and the command lines that run one plan of the matrix
+or write a dashboard. What a JTL says is benchlib/results.py's job."""
 import hashlib
 import os
 import re
@@ -18,13 +11,14 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from cli.common import ROOT, STATE, fail, say
+from benchlib.cases import check_api, find_case
+from benchlib.console import fail, say
+from benchlib.paths import PLANS, ROOT, STATE
+from benchlib.jtl import WARMUP_PREFIX
 
-PLANS = ROOT / "jmeter-plans"
 PROPERTIES = PLANS / "testbed.properties"
-APIS = ("rest", "graphql")
+# What the plans run with when no -J says otherwise, and `./testbed load`'s defaults.
 DEFAULTS = {"rampup_s": 2, "warmup_s": 5, "duration_s": 20}
-WARMUP_PREFIX = "warmup "
 # Keeps warm-up samples out of JMeter's HTML dashboard.
 SAMPLE_FILTER = f"-Jjmeter.reportgenerator.sample_filter=^(?!{WARMUP_PREFIX}).*"
 
@@ -36,22 +30,6 @@ ARCHIVE_SHA512 = ("5978a1a35edb5a7d428e270564ff49d2b1b257a65e17a759d259a9283fc17
 DOWNLOADED = STATE / "tools" / f"apache-jmeter-{VERSION}"
 # The development machines' copy (see ../shared/tools/README.md); CI sets JMETER_HOME to it.
 SHARED = ROOT.parent / "shared" / "tools" / f"apache-jmeter-{VERSION}"
-
-
-def cases() -> list[dict]:
-    """The matrix in DESIGN §5 order: [{"case": 1, "requests": 100, "rows": 1, "joins": 0}, ...]."""
-    with open(PLANS / "cases.csv", newline="") as f:
-        return [{k: int(v) for k, v in row.items()} for row in csv.DictReader(f)]
-
-
-def find_case(number: int) -> dict:
-    found = [c for c in cases() if c["case"] == number]
-    if not found:
-        fail(f"there is no case {number}: cases are 1 to {len(cases())} (jmeter-plans/cases.csv).")
-    return found[0]
-
-
-case = find_case  # plan_command's `case` argument shadows this name inside it
 
 
 def find_jmeter() -> str:
@@ -134,8 +112,7 @@ def plan_command(api, case, host, port, threads, rampup_s, warmup_s, duration_s,
     Writes a CSV JTL to jtl_path (JMeter appends if it exists) and JMeter's log to log_path;
     with dashboard_dir (which must not exist or be empty), also the HTML dashboard of the
     measured window (or write it later with `dashboard_command`)."""
-    if api not in APIS:
-        fail(f"--api must be one of {', '.join(APIS)}, not {api!r}.")
+    check_api(api)
     c = case if isinstance(case, dict) else find_case(int(case))
     threads, rampup_s, warmup_s, duration_s = (
         whole(value, name, least) for value, name, least in
@@ -174,49 +151,3 @@ def dashboard_command(jtl_path, out_dir, jmeter=None) -> list[str]:
     """argv writing JMeter's HTML dashboard for the measured window of a finished JTL."""
     return [jmeter or find_jmeter(), "-g", str(jtl_path), "-o", str(out_dir), "-q", str(PROPERTIES),
             SAMPLE_FILTER]
-
-
-SUMMARY_KEYS = ("samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms",
-                "p50_ms", "p90_ms", "p95_ms", "p99_ms", "in_flight_mean")
-
-
-def summarize_jtl(path) -> dict:
-    """Statistics of the measured window (warm-up samples left out), keyed like summary.csv.
-
-    throughput_rps = samples / (last end - first start), as JMeter computes it; percentiles use
-    the (n+1)p rank with interpolation, as JMeter's dashboard does (commons-math's default).
-    in_flight_mean is the mean number of requests in flight over that window (the sum of the
-    response times over its length: Little's law), the concurrency the server really saw."""
-    import numpy as np
-    import pandas as pd
-
-    try:
-        jtl = pd.read_csv(path, usecols=["timeStamp", "elapsed", "label", "success"],
-                          dtype={"timeStamp": "int64", "elapsed": "int64", "label": str, "success": str},
-                          keep_default_na=False, engine="c")
-    except (FileNotFoundError, pd.errors.EmptyDataError):
-        return {"samples": 0, "errors": 0, **{k: None for k in SUMMARY_KEYS[2:]}}
-    measured = jtl[~jtl["label"].str.startswith(WARMUP_PREFIX)]
-    n = len(measured)
-    if n == 0:
-        return {"samples": 0, "errors": 0, **{k: None for k in SUMMARY_KEYS[2:]}}
-    errors = int((measured["success"] != "true").sum())
-    elapsed = measured["elapsed"].to_numpy()
-    window_ms = int((measured["timeStamp"] + measured["elapsed"]).max() - measured["timeStamp"].min())
-    p50, p90, p95, p99 = np.percentile(elapsed, [50, 90, 95, 99], method="weibull")
-    return {"samples": n, "errors": errors, "error_pct": round(100 * errors / n, 3),
-            "throughput_rps": round(n * 1000 / window_ms, 3) if window_ms > 0 else None,
-            "mean_ms": round(float(elapsed.mean()), 3), "min_ms": int(elapsed.min()),
-            "max_ms": int(elapsed.max()), "p50_ms": round(float(p50), 3), "p90_ms": round(float(p90), 3),
-            "p95_ms": round(float(p95), 3), "p99_ms": round(float(p99), 3),
-            "in_flight_mean": round(float(elapsed.sum()) / window_ms, 2) if window_ms > 0 else None}
-
-
-def failures(path, limit=3) -> list[str]:
-    """The most common failure messages of the measured window, for error reports."""
-    import pandas as pd
-    jtl = pd.read_csv(path, usecols=["label", "responseCode", "success", "failureMessage"],
-                      dtype=str, keep_default_na=False)
-    bad = jtl[(jtl["success"] != "true") & ~jtl["label"].str.startswith(WARMUP_PREFIX)]
-    reasons = (bad["responseCode"] + " " + bad["failureMessage"]).str.strip()
-    return [f"{count}x {reason}" for reason, count in reasons.value_counts().head(limit).items()]

@@ -1,11 +1,12 @@
-"""How much load can JMeter drive on this machine? Compare it with wrk on the cheapest endpoint.
+"""`python3 -m bench headroom`: how much load can JMeter drive on this machine? Compare it with
+wrk on the cheapest endpoint.
 
 Both tools send GET /rest/comment/{id} with the seeder's id sequence, at the same concurrency, to
 the same running implementation, one after the other. Prints each tool's requests per second and
 its own CPU use per request over its measured window, and JMeter/wrk as a ratio: well below 1
 means the load generator, not the framework, limits what a case can show on this machine.
 
-    /usr/bin/python3 jmeter-plans/headroom.py --framework express [--connections 50] [--duration 10] [--rounds 2]
+    /usr/bin/python3 -m bench headroom --framework express [--connections 50] [--duration 10] [--rounds 2]
 
 Without --port it starts the implementation itself on a free port (and stops it after).
 """
@@ -21,12 +22,13 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from cli import apps, jmeter  # noqa: E402
-from cli.common import IDS, main_guard, need_tool  # noqa: E402
-from cli.isolated import free_port  # noqa: E402
+from benchlib import apps, jmeter, jtl
+from benchlib.builds import build
+from benchlib.net import free_port
+from benchlib.packages import need_tool
+from benchlib.paths import IDS
+from benchlib.processes import cpu_seconds, stop_group
 
-TICKS = os.sysconf("SC_CLK_TCK")
 WRK_SCRIPT = """
 local ids, i = {}, 0
 function init(args)
@@ -51,11 +53,9 @@ class CpuSampler(threading.Thread):
     def run(self):
         while not self.done.is_set():
             for name, pid in self.pids.items():
-                try:
-                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                    self.samples[name].append((time.time(), (int(fields[11]) + int(fields[12])) / TICKS))
-                except (OSError, IndexError):
-                    pass
+                used = cpu_seconds(pid)
+                if used is not None:
+                    self.samples[name].append((time.time(), used))
             self.done.wait(0.1)
 
     def cpu_seconds(self, name, start, end) -> float:
@@ -85,18 +85,15 @@ def run_wrk(url, connections, duration, app_pid):
 
 
 def run_jmeter(port, connections, duration, app_pid, out_dir: Path):
-    jtl = out_dir / "headroom.jtl"
-    proc = jmeter.start_plan("rest", 1, "127.0.0.1", port, connections, 1, 5, duration, jtl, IDS,
+    jtl_path = out_dir / "headroom.jtl"
+    proc = jmeter.start_plan("rest", 1, "127.0.0.1", port, connections, 1, 5, duration, jtl_path, IDS,
                              out_dir / "jmeter.log")
     sampler = CpuSampler({"jmeter": proc.pid, **({"app": app_pid} if app_pid else {})})
     sampler.start()
     proc.wait()
     sampler.done.set()
-    import pandas as pd
-    rows = pd.read_csv(jtl, usecols=["timeStamp", "elapsed", "label"], dtype={"label": str})
-    measured = rows[~rows["label"].str.startswith(jmeter.WARMUP_PREFIX)]
-    start, end = measured["timeStamp"].min() / 1000, (measured["timeStamp"] + measured["elapsed"]).max() / 1000
-    stats = jmeter.summarize_jtl(jtl)
+    start, end = jtl.window_bounds(jtl_path)
+    stats = jtl.summarize(jtl_path)
     return {"rps": stats["throughput_rps"], "errors": stats["errors"],
             "loadgen_cpu_s": sampler.cpu_seconds("jmeter", start, end),
             "app_cpu_s": app_pid and sampler.cpu_seconds("app", start, end), "window_s": end - start}
@@ -105,19 +102,19 @@ def run_jmeter(port, connections, duration, app_pid, out_dir: Path):
 @contextmanager
 def target(framework, port):
     """(port, app pid or None): the running app at `port`, or one started here on a free port."""
-    chosen = apps.select(framework)[0]
+    chosen = apps.find_framework(framework)
     if port:
-        apps.wait_ready(apps.url(chosen, port, chosen["readiness_path"]), timeout=5)
+        apps.wait_ready(chosen, port, timeout=5)
         yield port, None
         return
-    apps.build(chosen)
+    build(chosen)
     port = free_port()
     proc = apps.start_app(chosen, port)
     try:
-        apps.wait_ready(apps.url(chosen, port, chosen["readiness_path"]), proc=proc)
+        apps.wait_ready(chosen, port, proc)
         yield port, proc.pid
     finally:
-        apps.stop_app(proc)
+        stop_group(proc)
 
 
 def cpu_per_request(r) -> float:
@@ -151,7 +148,7 @@ def headroom(args):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python3 -m bench headroom", description=__doc__.split("\n\n")[0])
     p.add_argument("--framework", required=True)
     p.add_argument("--port", type=int, help="an already running instance (default: start one)")
     p.add_argument("--connections", type=int, default=50, help="concurrency of both tools (default 50)")
@@ -161,9 +158,6 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def main(argv=None):
-    return main_guard(headroom, parse_args(sys.argv[1:] if argv is None else argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def main(argv=None) -> int:
+    headroom(parse_args(sys.argv[1:] if argv is None else argv))
+    return 0

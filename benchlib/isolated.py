@@ -2,21 +2,14 @@
 
 Tests and benchmarks use it when they must reset, reload or stop a database that others rely on."""
 import os
-import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli.common import ROOT
+from benchlib.paths import ROOT
 
 DB_VARIABLES = ("DB_HOST", "DB_PORT", "DB_NAME", "DB_USER", "DB_PASSWORD",
                 "DB_SEED_USER", "DB_SEED_PASSWORD")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass

@@ -1,0 +1,27 @@
+"""`python3 -m bench TOOL …`: load measurements outside the study's protocol, with wrk.
+
+    frameworks   implementations and their variants side by side, in interleaved rounds
+    headroom     how much load JMeter can drive here, against wrk on the cheapest endpoint
+"""
+import sys
+
+from benchlib.console import UserError
+from bench import headroom, http_bench
+
+TOOLS = {"frameworks": http_bench.main, "headroom": headroom.main}
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in TOOLS:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    try:
+        return TOOLS[argv[0]](argv[1:])
+    except UserError as e:
+        print(f"bench {argv[0]}: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""The implementations, from their framework.json (DESIGN §2): finding and checking them, starting
+one, waiting for it and stopping it, and the background apps of `./testbed up|down`.
+
+Nothing here knows a framework by name. In this code base "framework" is the dict read from a
+framework.json (plus `dir`, its folder); "manifest" means a run's manifest.json only.
+"""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from benchlib import database as managed_db
+from benchlib.builds import build
+from benchlib.cases import API_STYLES
+from benchlib.console import fail, say
+from benchlib.dataset import seed
+from benchlib.net import port_free, wait_for_200
+from benchlib.paths import LOGS, PIDS, ROOT, port_offset, shown
+from benchlib.processes import start_time, stop_group
+
+HOST = "127.0.0.1"
+READY_TIMEOUT_S = 120
+REQUIRED = ("name", "build", "start", "port_env", "default_port", "readiness_path")
+DB_MARKER = "database.started"
+
+
+# --- finding and checking ------------------------------------------------------------------------
+
+def read_framework(path: Path) -> dict:
+    """One framework.json, checked: readable JSON, the fields every command relies on, and apis."""
+    path = Path(path)
+    try:
+        framework = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        fail(f"cannot read {shown(path)} ({e}); fix it or remove the folder.")
+    missing = [key for key in REQUIRED if key not in framework]
+    if missing:
+        fail(f"{shown(path)} lacks {', '.join(missing)}; see contract/README.md for its fields.")
+    framework["dir"] = path.resolve().parent
+    served_apis(framework)
+    return framework
+
+
+def frameworks() -> list[dict]:
+    """Every implementation: a folder at the root holding a framework.json."""
+    return [read_framework(path) for path in sorted(ROOT.glob("*/framework.json"))]
+
+
+def find_framework(name: str, extra: list[Path] = ()) -> dict:
+    """The framework called `name`, among the repository's and the `extra` framework.json files."""
+    found = {f["name"]: f for f in frameworks() + [read_framework(p) for p in extra]}
+    if name not in found:
+        fail(f"no framework named {name!r}; known: {', '.join(sorted(found)) or 'none'} "
+             "(folders with a framework.json).")
+    return found[name]
+
+
+def select(names: list[str] | None, extra: list[Path] = ()) -> list[dict]:
+    """The frameworks named (all of them for None, [] or ["all"]), in the order given."""
+    found = frameworks() + [read_framework(p) for p in extra]
+    if not found:
+        fail("no implementation found (no */framework.json).")
+    if not names or list(names) == ["all"]:
+        return found
+    return [find_framework(n, extra) for n in names]
+
+
+def served_apis(framework: dict) -> tuple:
+    """The API styles an implementation serves: its framework.json's optional `apis`, else both."""
+    apis = tuple(framework.get("apis", API_STYLES))
+    if not apis or any(a not in API_STYLES for a in apis):
+        fail(f"{framework['dir'] / 'framework.json'}: apis must be a non-empty list of "
+             f"{' and '.join(API_STYLES)}, not {list(apis)}.")
+    return apis
+
+
+def default_variant(framework: dict) -> dict:
+    """The variant a run measures: the framework's first (its default)."""
+    return (framework.get("variants") or [{"name": "default", "env": {}}])[0]
+
+
+# --- starting, waiting, stopping ---------------------------------------------------------------
+
+def port(framework: dict) -> int:
+    """Its default port, shifted by TESTBED_PORT_OFFSET to run beside another testbed."""
+    return framework["default_port"] + port_offset()
+
+
+def url(framework: dict, at_port: int | None = None, path: str = "") -> str:
+    return f"http://{HOST}:{at_port or port(framework)}{path}"
+
+
+def app_env(framework: dict, at_port: int, extra_env: dict | None = None) -> dict:
+    """The app's environment: ours, the framework's fixed env, the DB_* of the read-only
+    account, extra_env (e.g. a variant's env), and the port under the framework's port_env."""
+    return {**os.environ, **framework.get("env", {}), **managed_db.database().api_env(),
+            **(extra_env or {}), framework["port_env"]: str(at_port)}
+
+
+def start_app(framework: dict, at_port: int | None = None, log_path: Path | None = None,
+              extra_env: dict | None = None) -> subprocess.Popen:
+    """Start the framework's `start` argv in its folder, detached in a new session (so its whole
+    process group can be stopped), stdout and stderr appended to log_path (default
+    .testbed/logs/<name>.log). Fails with one line if the port is taken. Does not wait."""
+    at_port = at_port or port(framework)
+    if not port_free(at_port):
+        fail(f"port {at_port} is taken by another process; stop it (or `./testbed down`) "
+             f"before starting {framework['name']}.")
+    log_path = Path(log_path or LOGS / f"{framework['name']}.log")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(framework["start"], cwd=framework["dir"],
+                                env=app_env(framework, at_port, extra_env), stdin=subprocess.DEVNULL,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def wait_ready(framework: dict, at_port: int, proc: subprocess.Popen | None = None,
+               log_path: Path | None = None, timeout: float = READY_TIMEOUT_S) -> None:
+    """Until its readiness path answers 200; fails if `proc` exits first or time runs out."""
+    wait_for_200(url(framework, at_port, framework["readiness_path"]), timeout, proc, log_path)
+
+
+# --- up and down -------------------------------------------------------------------------------
+
+def _pid_file(name: str) -> Path:
+    return PIDS / f"{name}.pid"
+
+
+def running(name: str) -> int | None:
+    """The pid `up` recorded for `name`, if that very process is still alive."""
+    try:
+        pid, started = _pid_file(name).read_text().split()
+        pid = int(pid)
+    except (OSError, ValueError):
+        return None
+    return pid if start_time(pid) == started else None
+
+
+def up(names: list[str] | None = None) -> int:
+    """Database (seeded) and the named apps (all by default) in the background, each ready."""
+    chosen = select(names)
+    PIDS.mkdir(parents=True, exist_ok=True)
+    database_was_up = managed_db.sql("SELECT 1", as_root=True, check=False).returncode == 0
+    db = managed_db.start()
+    if db.managed and not database_was_up:
+        (PIDS / DB_MARKER).write_text("started by ./testbed up\n")
+    seed()
+    for framework in chosen:
+        pid = running(framework["name"])
+        if pid:
+            say(f"{framework['name']}: already running at {url(framework)} (pid {pid}).")
+        else:
+            start_detached(framework)
+    return 0
+
+
+def start_detached(framework: dict) -> int:
+    """Build if needed, start on its port, record the pid file, wait for readiness;
+    on failure stop it again. Returns the pid."""
+    build(framework)
+    log_path = LOGS / f"{framework['name']}.log"
+    proc = start_app(framework, log_path=log_path)
+    pid_file = _pid_file(framework["name"])
+    pid_file.parent.mkdir(parents=True, exist_ok=True)
+    pid_file.write_text(f"{proc.pid} {start_time(proc.pid)}\n")
+    try:
+        wait_ready(framework, port(framework), proc, log_path)
+    except BaseException:
+        stop_group(proc)
+        pid_file.unlink(missing_ok=True)
+        raise
+    say(f"{framework['name']}: {url(framework)} (pid {proc.pid}, log {shown(log_path)}).")
+    return proc.pid
+
+
+def down() -> int:
+    stopped = 0
+    for pid_file in sorted(PIDS.glob("*.pid")) if PIDS.exists() else []:
+        name = pid_file.stem
+        pid = running(name)
+        if pid:
+            stop_group(pid)
+            say(f"{name}: stopped (pid {pid}).")
+            stopped += 1
+        pid_file.unlink(missing_ok=True)
+    if (PIDS / DB_MARKER).exists():
+        managed_db.stop()
+        (PIDS / DB_MARKER).unlink()
+    elif not stopped:
+        say("down: nothing was running.")
+    return 0

@@ -1,0 +1,245 @@
+"""The results layout and schema (DESIGN §7), written by collect/ and read by analysis/ through
+this module alone:
+
+    <results>/<run-id>/manifest.json      what the run measured, and on what
+    <run-id>/summary.csv                  one row per framework x api x case x iteration
+    <run-id>/state.json                   running / interrupted / stopped / complete
+    <run-id>/<framework>/<api>/case-NN/iter-NN/run.json, results.jtl, proc.csv, top.csv, ...
+
+Every reading problem is a ResultFileError that names the file, so a user knows where to look.
+"""
+import csv
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchlib.cases import API_STYLES
+from benchlib.jtl import JTL_FIELDS, measured
+
+# 2: summary.csv always ends with in_flight_mean; run.json's per-item timings are under "load".
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+
+MANIFEST = "manifest.json"
+SUMMARY = "summary.csv"
+STATE = "state.json"
+RUN_JSON = "run.json"
+JTL = "results.jtl"
+PROC = "proc.csv"
+TOP = "top.csv"
+
+ITEM_FIELDS = ("framework", "api", "case", "requests", "rows", "joins", "iteration")
+SAMPLER_FIELDS = ("cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct", "db_cpu_mean_pct",
+                  "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct")
+LATER_FIELDS = ("in_flight_mean",)  # appended when it was added, so older files stay a prefix
+SUMMARY_COLUMNS = [*ITEM_FIELDS, "status", "flags",
+                   *(f for f in JTL_FIELDS if f not in LATER_FIELDS), *SAMPLER_FIELDS, *LATER_FIELDS]
+# Version 1 runs were written both before and after in_flight_mean existed.
+ACCEPTED_HEADERS = {1: (SUMMARY_COLUMNS[:-len(LATER_FIELDS)], SUMMARY_COLUMNS), 2: (SUMMARY_COLUMNS,)}
+INT_COLUMNS = ["case", "requests", "rows", "joins", "iteration"]
+NUMBER_COLUMNS = SUMMARY_COLUMNS[SUMMARY_COLUMNS.index("samples"):]
+STATUSES = ("ok", "failed", "excluded")
+PROC_COLUMNS = ["t_s", "role", "pid", "cpu_pct", "rss_kb"]
+JTL_COLUMNS = {"timeStamp", "elapsed", "label", "success"}
+RUN_ID = re.compile(r"^\d{8}-\d{6}-[A-Za-z0-9_.-]+$")
+
+
+class ResultFileError(Exception):
+    """A result file is missing or malformed; the message starts with the file's path."""
+
+    def __init__(self, path: Path, problem: str):
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+
+
+# --- layout ------------------------------------------------------------------------------------------
+
+def new_run_id(profile: str) -> str:
+    """UTC time first, so the newest run sorts last."""
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S") + f"-{profile}"
+
+
+def item_key(item: dict) -> str:
+    """The item's folder under its run, also its name in the manifest's order."""
+    return f"{item['framework']}/{item['api']}/case-{item['case']:02d}/iter-{item['iteration']:02d}"
+
+
+def parse_item_key(text: str, cases: dict[int, dict]) -> dict:
+    framework, api, case, iteration = text.split("/")
+    return {"framework": framework, "api": api, **cases[int(case.removeprefix("case-"))],
+            "iteration": int(iteration.removeprefix("iter-"))}
+
+
+def item_dir(run_dir: Path, framework: str, api: str, case: int, iteration: int) -> Path:
+    return run_dir / item_key({"framework": framework, "api": api, "case": case, "iteration": iteration})
+
+
+def latest_run(results_dir: Path) -> Path:
+    """Run ids start with a UTC timestamp, so the last in sort order is the newest."""
+    if not results_dir.is_dir():
+        raise ResultFileError(results_dir, "no such results directory; run `./testbed run` first")
+    runs = sorted(p for p in results_dir.iterdir() if p.is_dir() and RUN_ID.match(p.name))
+    if not runs:
+        raise ResultFileError(results_dir, "holds no runs (results/<YYYYMMDD-HHMMSS-profile>/)")
+    return runs[-1]
+
+
+def find_run(results_dir: Path, run_id: str | None) -> Path:
+    """The run called `run_id` under results_dir, or the latest one."""
+    if not run_id:
+        return latest_run(results_dir)
+    run_dir = results_dir / run_id
+    if Path(run_id).name != run_id or not run_dir.is_dir():
+        raise ResultFileError(results_dir, f"holds no run {run_id!r}; `ls {results_dir}` lists the runs")
+    return run_dir
+
+
+# --- writing -----------------------------------------------------------------------------------------
+
+def summary_row(item: dict, status: str, flags: list[str], jtl: dict, samplers: dict) -> dict:
+    row = {key: item[key] for key in ITEM_FIELDS}
+    row.update(status=status, flags=";".join(flags))
+    row.update({key: jtl.get(key) for key in JTL_FIELDS})
+    row.update(samplers)
+    return {key: "" if row.get(key) is None else row[key] for key in SUMMARY_COLUMNS}
+
+
+def append_summary(path: Path, row: dict) -> None:
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, SUMMARY_COLUMNS, lineterminator="\n")
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def summary_rows(path: Path) -> list[dict]:
+    """summary.csv as it stands, unvalidated (the writer's own view, e.g. to resume); [] if none."""
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# --- reading, validated (analysis) ---------------------------------------------------------------
+
+def read_json(path: Path) -> dict:
+    if not path.is_file():
+        raise ResultFileError(path, "missing")
+    try:
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ResultFileError(path, f"not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise ResultFileError(path, "must hold a JSON object")
+    return data
+
+
+def load_manifest(path: Path) -> dict:
+    manifest = read_json(path)
+    if manifest.get("schema_version") not in READABLE_VERSIONS:
+        raise ResultFileError(path, f"schema_version must be one of {READABLE_VERSIONS}, "
+                                    f"not {manifest.get('schema_version')!r}")
+    if not isinstance(manifest.get("run_id"), str):
+        raise ResultFileError(path, "run_id is missing")
+    cores = manifest.get("machine", {}).get("cores")
+    if not isinstance(cores, int) or cores < 1:
+        raise ResultFileError(path, f"machine.cores must be a positive integer, not {cores!r}")
+    return manifest
+
+
+def load_summary(path: Path, schema_version: int = SCHEMA_VERSION):
+    """(rows as a DataFrame, typed, the last row per cell; how many rows a later one superseded)."""
+    import pandas as pd
+    if not path.is_file():
+        raise ResultFileError(path, "missing")
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise ResultFileError(path, f"not a readable CSV ({str(e).strip()})") from None
+    if list(table.columns) not in [list(h) for h in ACCEPTED_HEADERS[schema_version]]:
+        raise ResultFileError(path, "header differs from the contract; expected "
+                                    + ",".join(SUMMARY_COLUMNS))
+    for i, row in table.iterrows():
+        _check_summary_row(path, i + 2, row)  # line 1 is the header
+    for column in INT_COLUMNS:
+        table[column] = table[column].astype(int)
+    for column in table.columns.intersection(NUMBER_COLUMNS):
+        table[column] = pd.to_numeric(table[column].replace("", None), errors="coerce")
+    # A resumed run may re-run a cell; its later row is the one that counts.
+    key = ["framework", "api", "case", "iteration"]
+    deduplicated = table.drop_duplicates(key, keep="last").reset_index(drop=True)
+    return deduplicated, len(table) - len(deduplicated)
+
+
+def _check_summary_row(path: Path, line: int, row) -> None:
+    def bad(problem):
+        raise ResultFileError(path, f"line {line}: {problem}")
+    if not row["framework"]:
+        bad("framework is empty")
+    if row["api"] not in API_STYLES:
+        bad(f"api must be one of {', '.join(API_STYLES)}, not {row['api']!r}")
+    if row["status"] not in STATUSES:
+        bad(f"status must be one of {', '.join(sorted(STATUSES))}, not {row['status']!r}")
+    for column in INT_COLUMNS:
+        if not row[column].isdigit():
+            bad(f"{column} must be a non-negative integer, not {row[column]!r}")
+    for column in row.index.intersection(NUMBER_COLUMNS):
+        value = row[column]
+        if value == "":
+            continue  # not measured: a failed or excluded cell, or a sampler that saw no process
+        try:
+            float(value)
+        except ValueError:
+            bad(f"{column} must be a number, not {value!r}")
+
+
+def load_run_json(path: Path) -> dict:
+    data = read_json(path)
+    for key in ("framework", "api", "case", "iteration", "status"):
+        if key not in data:
+            raise ResultFileError(path, f"{key} is missing")
+    if data["status"] not in STATUSES:
+        raise ResultFileError(path, f"status must be one of {', '.join(sorted(STATUSES))}")
+    return data
+
+
+def _read_table(path: Path, required: set):
+    import pandas as pd
+    if not path.is_file():
+        raise ResultFileError(path, "missing")
+    try:
+        table = pd.read_csv(path, usecols=lambda c: c in required, low_memory=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise ResultFileError(path, f"not a readable CSV ({str(e).strip()})") from None
+    missing = required - set(table.columns)
+    if missing:
+        raise ResultFileError(path, f"lacks column(s) {', '.join(sorted(missing))}")
+    return table
+
+
+def load_jtl(path: Path):
+    """The measured samples of a JMeter CSV JTL (as summary.csv counts them): elapsed ms and success."""
+    import pandas as pd
+    jtl = _read_table(path, JTL_COLUMNS)
+    elapsed = pd.to_numeric(jtl["elapsed"], errors="coerce")
+    if elapsed.isna().any():
+        line = int(elapsed.isna().to_numpy().nonzero()[0][0]) + 2
+        raise ResultFileError(path, f"line {line}: elapsed must be a number")
+    jtl["elapsed"] = elapsed
+    jtl["success"] = jtl["success"].astype(str).str.lower() == "true"
+    return measured(jtl).reset_index(drop=True)
+
+
+def load_proc(path: Path):
+    """The /proc sampler's file: t_s,role,pid,cpu_pct,rss_kb at 10 Hz."""
+    import pandas as pd
+    proc = _read_table(path, set(PROC_COLUMNS))
+    for column in ("t_s", "cpu_pct", "rss_kb"):
+        values = pd.to_numeric(proc[column], errors="coerce")
+        if values.isna().any():
+            line = int(values.isna().to_numpy().nonzero()[0][0]) + 2
+            raise ResultFileError(path, f"line {line}: {column} must be a number")
+        proc[column] = values
+    return proc

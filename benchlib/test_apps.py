@@ -1,0 +1,150 @@
+"""benchlib/apps.py and builds.py against real processes: a tiny HTTP app described by a
+framework.json of its own."""
+import json
+import os
+import socket
+import sys
+import time
+
+import pytest
+
+from benchlib import apps, builds
+from benchlib.console import UserError
+from benchlib.database import database
+from benchlib.net import free_port
+from benchlib.processes import alive, stop_group
+
+# A stand-in implementation: answers 200 on /healthz, and starts a child process so that stopping
+# must reach the whole process group. READY=never keeps it answering 503.
+APP = """
+import http.server, os, subprocess, sys
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+open("child.pid", "w").write("started")
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(503 if os.environ.get("READY") == "never" else 200)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+print("listening", flush=True)
+http.server.HTTPServer(("127.0.0.1", int(os.environ["APP_PORT"])), Handler).serve_forever()
+"""
+
+
+@pytest.fixture
+def state(tmp_path, monkeypatch):
+    """apps' state folders under tmp_path, so the test never touches .testbed/run of a real `up`."""
+    for module, name in ((apps, "PIDS"), (builds, "BUILDS"), (apps, "LOGS")):
+        monkeypatch.setattr(module, name, tmp_path / "state" / name.lower())
+    return tmp_path / "state"
+
+
+@pytest.fixture
+def framework(tmp_path):
+    folder = tmp_path / "toy-api"
+    folder.mkdir()
+    (folder / "app.py").write_text(APP)
+    data = {"schema": 1, "name": "toy", "build": "mkdir -p out && echo built >> ../builds.log",
+            "start": [sys.executable, "app.py"], "port_env": "APP_PORT",
+            "default_port": free_port(), "readiness_path": "/healthz", "env": {"FIXED": "1"}}
+    (folder / "framework.json").write_text(json.dumps(data))
+    return {**data, "dir": folder}
+
+
+def builds_done(framework):
+    log = framework["dir"].parent / "builds.log"
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_build_runs_again_only_when_sources_or_outputs_change(state, framework):
+    assert builds.build(framework) is True
+    assert builds.build(framework) is False
+    assert builds_done(framework) == 1
+    (framework["dir"] / "app.py").write_text(APP + "\n# changed\n")
+    assert builds.build(framework) is True
+    (framework["dir"] / "out").rmdir()
+    assert builds.build(framework) is True
+    assert builds_done(framework) == 3
+
+
+def test_a_failing_build_is_one_clear_error(state, framework):
+    framework["build"] = "echo 'no compiler here' >&2; exit 7"
+    with pytest.raises(UserError, match="exited with 7.*no compiler here"):
+        builds.build(framework)
+
+
+def test_start_wait_stop_reaches_the_whole_process_group(state, framework):
+    port = free_port()
+    proc = apps.start_app(framework, port, state / "toy.log", {"EXTRA": "yes"})
+    apps.wait_ready(framework, port, proc, state / "toy.log", 30)
+    env = (open(f"/proc/{proc.pid}/environ", "rb").read().split(b"\0"))
+    assert b"FIXED=1" in env and b"EXTRA=yes" in env and f"APP_PORT={port}".encode() in env
+    assert b"DB_USER=" + database().api_user.encode() in env
+    group = [int(p) for p in os.listdir("/proc") if p.isdigit() and alive(int(p))
+             and os.getpgid(int(p)) == proc.pid]
+    assert len(group) == 2  # the app and its child
+    stop_group(proc)
+    time.sleep(0.3)
+    assert not any(alive(pid) for pid in group)
+    assert "listening" in (state / "toy.log").read_text()
+
+
+def test_a_taken_port_is_refused_before_starting(state, framework):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(UserError, match=f"port {taken.getsockname()[1]} is taken"):
+            apps.start_app(framework, taken.getsockname()[1], state / "toy.log")
+
+
+def test_an_app_that_exits_is_reported_with_its_log(state, framework):
+    framework["start"] = [sys.executable, "-c", "print('cannot reach the database'); raise SystemExit(3)"]
+    proc = apps.start_app(framework, free_port(), state / "toy.log")
+    with pytest.raises(UserError, match="(?s)exited with code 3.*cannot reach the database"):
+        apps.wait_ready(framework, free_port(), proc, state / "toy.log", 30)
+
+
+def test_an_app_never_ready_times_out(state, framework):
+    port = free_port()
+    proc = apps.start_app(framework, port, state / "toy.log", {"READY": "never"})
+    try:
+        with pytest.raises(UserError, match="did not answer 200 within 1 s"):
+            apps.wait_ready(framework, port, proc, state / "toy.log", 1)
+    finally:
+        stop_group(proc)
+
+
+def test_down_stops_what_was_started_and_is_harmless_twice(state, framework, capsys):
+    pid = apps.start_detached(framework)
+    assert apps.running("toy") == pid
+    assert apps.down() == 0
+    assert apps.running("toy") is None and not alive(pid)
+    assert apps.down() == 0
+    assert "nothing was running" in capsys.readouterr().out
+
+
+def test_a_stale_pid_file_names_nothing(state):
+    apps.PIDS.mkdir(parents=True)
+    (apps.PIDS / "ghost.pid").write_text(f"{os.getpid()} 1\n")  # our pid, another start time
+    assert apps.running("ghost") is None
+    apps.down()
+    assert not (apps.PIDS / "ghost.pid").exists()
+
+
+def test_build_inputs_narrow_what_triggers_a_build(state, framework):
+    framework["build_inputs"] = ["*.lock"]
+    (framework["dir"] / "deps.lock").write_text("a")
+    assert builds.build(framework) is True
+    (framework["dir"] / "README.md").write_text("docs only")
+    assert builds.build(framework) is False
+    (framework["dir"] / "deps.lock").write_text("b")
+    assert builds.build(framework) is True
+
+
+def test_concurrent_builds_run_the_build_once(state, framework):
+    framework["build"] = "sleep 1; mkdir -p out && echo built >> ../builds.log"
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda _: builds.build(framework), range(3)))
+    assert sorted(results) == [False, False, True]
+    assert builds_done(framework) == 1

@@ -1,0 +1,17 @@
+"""`testbed up` and `testbed down`."""
+from benchlib import apps
+
+
+def register(sub):
+    p = sub.add_parser("up", help="start the database and the APIs in the background",
+                       description="Start the managed database (seeded), build each "
+                                   "implementation if its sources changed, start it on its "
+                                   "default port, wait until it is ready and print its URL.")
+    p.add_argument("--framework", default="all", metavar="F",
+                   help="a framework name from a framework.json (e.g. express, aspnet) or all")
+    p.set_defaults(func=lambda args: apps.up([args.framework]))
+    p = sub.add_parser("down", help="stop what `up` started",
+                       description="Stop the APIs that `up` started (by their pid files), and the "
+                                   "managed database if `up` was what started it. Harmless if "
+                                   "nothing runs.")
+    p.set_defaults(func=lambda args: apps.down())

@@ -1,0 +1,80 @@
+"""`./testbed run` from its options to a finished run: pre-flight checks, set-up (packages, the
+database, the data set, built apps), a new or resumed run, and its execution."""
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchlib import apps, builds, database
+from benchlib.cases import API_STYLES, cases
+from benchlib.console import fail, say
+from benchlib.dataset import seed as seed_dataset
+from benchlib.jmeter import find_jmeter
+from benchlib.packages import ensure_debian
+from collect import pinning, preflight, runs
+from collect.profiles import DEFAULT, PROFILES
+
+
+@dataclass
+class MatrixRequest:
+    """The `run` command's options: a new run's choices, or the id of one to resume."""
+    results_root: Path
+    profile: str | None = None
+    frameworks: list[str] | None = None
+    apis: list[str] | None = None
+    cases: list[int] | None = None
+    iterations: int | None = None
+    pin: bool = False
+    seed: int | None = None
+    resume: str | None = None
+
+    def chosen(self) -> list[str]:
+        """The options given besides --resume and --results-dir."""
+        return [o for o in ("profile", "frameworks", "apis", "cases", "iterations", "seed")
+                if getattr(self, o) is not None] + (["pin"] if self.pin else [])
+
+
+def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
+    """(exit code, the run's folder)."""
+    root = request.results_root.resolve()
+    if request.resume and request.chosen():
+        fail(f"--resume continues a run with its recorded settings; drop --{', --'.join(request.chosen())}.")
+    if not request.resume:
+        preflight.check_options(request.apis or [], request.cases or [], request.iterations)
+    preflight.check_results_root(root)
+    preflight.check_tools()
+    launcher = find_jmeter()
+    names = runs.recorded(root, request.resume)["settings"]["frameworks"] if request.resume \
+        else request.frameworks
+    chosen = {f["name"]: f for f in apps.select(names)}
+    preflight.check_ports(chosen)
+
+    db = prepare(chosen.values())
+    if request.resume:
+        engine = runs.resume(root, request.resume, chosen, launcher, db)
+    else:
+        profile = PROFILES[request.profile or DEFAULT]
+        if request.iterations:
+            profile = profile.with_iterations(request.iterations)
+        options = runs.RunOptions(profile, list(chosen), request.apis or list(API_STYLES),
+                                  request.cases or sorted(cases()), request.pin, root)
+        if request.seed is not None:
+            options.seed = request.seed
+        engine = runs.create(options, chosen, launcher, db, pinning.plan(request.pin))
+    say(f"run: {engine.dir.name}: {len(engine.items)} measurements, profile "
+        f"{engine.manifest['profile']}, pinning: {engine.pinning['note']}.")
+    signal.signal(signal.SIGTERM, _interrupt)
+    return engine.execute(), engine.dir
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt()
+
+
+def prepare(chosen):
+    """Everything a fresh clone lacks: packages, the database, the data set, built apps."""
+    ensure_debian("db", "python", "samplers")
+    db = database.start()
+    seed_dataset()
+    for framework in chosen:
+        builds.build(framework)
+    return db

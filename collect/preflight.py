@@ -1,0 +1,45 @@
+"""Checks made before a run starts anything: one clear line and nothing created when one fails."""
+import os
+import shutil
+from pathlib import Path
+
+from benchlib import apps
+from benchlib.cases import API_STYLES, cases
+from benchlib.console import fail
+from benchlib.net import port_free
+
+
+def check_options(apis: list[str], case_numbers: list[int], iterations: int | None) -> None:
+    bad = [a for a in apis if a not in API_STYLES]
+    if bad:
+        fail(f"unknown API {', '.join(bad)}; choose from {', '.join(API_STYLES)}.")
+    known = cases()
+    wrong = [str(c) for c in case_numbers if c not in known]
+    if wrong:
+        fail(f"no case {', '.join(wrong)}; cases are 1-{max(known)}.")
+    if iterations is not None and iterations < 1:
+        fail("--iterations must be 1 or more.")
+
+
+def check_results_root(root: Path) -> None:
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        probe = root / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        fail(f"cannot write results under {root} ({e.strerror or e}); "
+             f"make it writable or choose another folder with --results-dir.")
+
+
+def check_tools() -> None:
+    for tool, package in (("top", "procps"), ("grep", "grep")):
+        if not shutil.which(tool):
+            fail(f"{tool} not found: install the Debian package {package} (./testbed setup).")
+
+
+def check_ports(frameworks: dict[str, dict]) -> None:
+    for framework in frameworks.values():
+        if not port_free(apps.port(framework)):
+            fail(f"port {apps.port(framework)} ({framework['name']}) is already in use: stop what "
+                 f"listens there (./testbed down?) or set TESTBED_PORT_OFFSET to move the apps.")

@@ -1,0 +1,130 @@
+"""`./testbed load`: one JMeter run of one case against an implementation that is already running,
+kept under results/load/<UTC time>-<framework>-<api>-case-NN/ with a load.json beside the JTL."""
+import subprocess
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchlib import apps, jmeter, jtl
+from benchlib.cases import API_STYLES, find_case
+from benchlib.console import fail, say
+from benchlib.files import write_json
+from benchlib.net import http_status
+from benchlib.paths import IDS, results_root, shown
+from benchlib.results import JTL
+
+
+@dataclass
+class LoadRequest:
+    framework: str
+    api: str
+    case: int
+    threads: int | None = None
+    duration: int = jmeter.DEFAULTS["duration_s"]
+    warmup: int = jmeter.DEFAULTS["warmup_s"]
+    rampup: int | None = None
+    port: int | None = None
+    host: str = "127.0.0.1"
+    dashboard: bool = False
+
+
+def validate(r: LoadRequest) -> dict:
+    """Every input checked before anything runs; returns the framework."""
+    framework = apps.find_framework(r.framework)
+    if r.api not in API_STYLES:
+        fail(f"--api must be {' or '.join(API_STYLES)}, not {r.api!r}.")
+    if r.api not in apps.served_apis(framework):
+        fail(f"{r.framework} does not serve {r.api} (the apis in its framework.json).")
+    find_case(r.case)
+    for name in ("threads", "duration"):
+        value = getattr(r, name)
+        if value is not None and value < 1:
+            fail(f"--{name} must be at least 1, not {value}.")
+    if r.warmup < 0:
+        fail(f"--warmup must be 0 or more seconds, not {r.warmup}.")
+    if r.rampup is not None and not 0 <= r.rampup <= r.warmup:
+        fail(f"--rampup must be from 0 to --warmup ({r.warmup}) seconds, so that the measured "
+             f"window has every thread running; got {r.rampup}.")
+    if r.port is not None and not 1 <= r.port <= 65535:
+        fail(f"--port must be from 1 to 65535, not {r.port}.")
+    if not (IDS / "comment_ids.csv").is_file() or not (IDS / "user_ids.csv").is_file():
+        fail(f"the id files are missing from {shown(IDS)}; run ./testbed seed first.")
+    return framework
+
+
+def check_ready(url: str, name: str) -> None:
+    status = http_status(url, timeout=5)
+    if status is None:
+        fail(f"{name} is not answering {url}; start it first: ./testbed up --framework {name}")
+    if status != 200:
+        fail(f"{name} answers {url} with HTTP {status}, not 200; is its database up? (./testbed db start)")
+
+
+def new_folder(framework: str, api: str, case: int) -> Path:
+    """results/load/<UTC time>-<framework>-<api>-case-NN/, never one that exists already."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    base = f"{stamp}-{framework}-{api}-case-{case:02d}"
+    root = results_root() / "load"
+    root.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 100):
+        folder = root / (base if n == 1 else f"{base}-{n}")
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
+    fail(f"too many runs named {base} in {shown(root)}.")
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def summary_line(s: dict, folder: Path) -> str:
+    if not s["samples"]:
+        return f"no measured requests; see {shown(folder)}/jmeter.log"
+    return (f"{s['samples']} requests, {s['errors']} errors ({s['error_pct']:.2f}%), "
+            f"{s['throughput_rps']:.1f} req/s, mean {s['mean_ms']:.1f} ms, p95 {s['p95_ms']:.1f} ms, "
+            f"max {s['max_ms']} ms -> {shown(folder)}/")
+
+
+def load(r: LoadRequest) -> int:
+    """Exit code 1 when any measured request failed (or none was measured)."""
+    framework = validate(r)
+    launcher = jmeter.find_jmeter()
+    c = find_case(r.case)
+    port = r.port or framework["default_port"]
+    check_ready(f"http://{r.host}:{port}{framework['readiness_path']}", r.framework)
+    threads = r.threads or c["requests"]
+    rampup = r.rampup if r.rampup is not None else min(jmeter.DEFAULTS["rampup_s"], r.warmup)
+    folder = new_folder(r.framework, r.api, r.case)
+    jtl_path = folder / JTL
+    cmd = jmeter.plan_command(r.api, c, r.host, port, threads, rampup, r.warmup, r.duration,
+                              jtl_path, IDS, folder / "jmeter.log", jmeter=launcher)
+    record = {"schema_version": 1, "framework": r.framework, "api": r.api, **c, "host": r.host,
+              "port": port, "load": {"threads": threads, "rampup_s": rampup, "warmup_s": r.warmup,
+                                     "duration_s": r.duration},
+              "command": cmd, "started_at": now(), "ended_at": None, "summary": None}
+    write_json(folder / "load.json", record)
+    say(f"load: {r.framework} {r.api} case {r.case} ({c['rows']} rows, {c['joins']} joins): "
+        f"{threads} threads, {r.warmup} s warm-up + {r.duration} s measured ...")
+    with open(folder / "jmeter.out", "w") as out:
+        code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT).returncode
+    if code != 0 or not jtl_path.is_file():
+        fail(f"JMeter exited with {code}; see {shown(folder)}/jmeter.log")
+    stats = jtl.summarize(jtl_path)
+    write_json(folder / "load.json", {**record, "ended_at": now(), "summary": stats})
+    say(summary_line(stats, folder))
+    if stats["errors"]:
+        say("  most common errors: " + "; ".join(jtl.failures(jtl_path)))
+    if r.dashboard:
+        started = time.monotonic()
+        report = folder / "dashboard"
+        with open(folder / "dashboard.out", "w") as out:
+            code = subprocess.run(jmeter.dashboard_command(jtl_path, report, jmeter=launcher),
+                                  stdout=out, stderr=subprocess.STDOUT).returncode
+        if code != 0 or not (report / "index.html").is_file():
+            fail(f"the dashboard was not written (JMeter exited with {code}); see {shown(folder)}/dashboard.out")
+        say(f"dashboard: {shown(report / 'index.html')} ({time.monotonic() - started:.0f} s)")
+    return 1 if stats["errors"] or not stats["samples"] else 0

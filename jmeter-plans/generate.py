@@ -20,35 +20,15 @@ plans differ from what it writes.
 """
 import argparse
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from benchlib.cases import API_STYLES, cases  # noqa: E402
 from benchlib.jmeter import DEFAULTS  # noqa: E402
-COMMENT = "id threadId userId body dateMade dateLastUpdated"
-USER = "user { id name email phone }"
-
-# endpoint key -> REST path, GraphQL operation. `{rows}` is the case's row count.
-ENDPOINTS = {
-    "comment": {
-        "path": "/rest/comment/${comment_id}", "label": "GET /rest/comment/{id}",
-        "query": f"query CommentById($id: ID!) {{ commentById(id: $id) {{ {COMMENT} }} }}",
-        "operation": "CommentById", "field": "commentById", "variables": '{"id":"${comment_id}"}'},
-    "comments": {
-        "path": "/rest/comments/{rows}", "label": "GET /rest/comments/{rows}",
-        "query": f"query CommentsByLimit($limit: Int!) {{ commentsByLimit(limit: $limit) {{ {COMMENT} }} }}",
-        "operation": "CommentsByLimit", "field": "commentsByLimit", "variables": '{"limit":{rows}}'},
-    "user-comment": {
-        "path": "/rest/user/${user_id}/comment", "label": "GET /rest/user/{id}/comment",
-        "query": f"query CommentByUserId($id: ID!) {{ commentByUserId(id: $id) {{ {COMMENT} {USER} }} }}",
-        "operation": "CommentByUserId", "field": "commentByUserId", "variables": '{"id":"${user_id}"}'},
-    "user-comments": {
-        "path": "/rest/user/${user_id}/comments/{rows}", "label": "GET /rest/user/{id}/comments/{rows}",
-        "query": f"query CommentsByUserId($id: ID!, $limit: Int!) {{ commentsByUserId(id: $id, limit: $limit) {{ {COMMENT} {USER} }} }}",
-        "operation": "CommentsByUserId", "field": "commentsByUserId", "variables": '{"id":"${user_id}","limit":{rows}}'},
-}
+from benchlib.plans import (arguments, csv_data_set, element, endpoint_key, headers,  # noqa: E402
+                            http_defaults, looping_group, pause, per_iteration, prop, sampler,
+                            stop_test, test_plan, tree, ENDPOINTS)
 
 # "warmup " until the clock group sets testbed.phase to "measured" (see clock_group); __V because
 # __P trims the space off a default value. Evaluated as each iteration starts (phase_of_request).
@@ -75,194 +55,16 @@ Every response is asserted: status 200 and a body of the expected shape, row cou
 """
 
 
-def prop(kind, name, value):
-    e = ET.Element(kind, name=name)
-    e.text = str(value).lower() if kind == "boolProp" else str(value)
-    return e
-
-
-def element(tag, gui, name, *props, cls=None):
-    e = ET.Element(tag, guiclass=gui, testclass=cls or tag, testname=name)
-    e.extend(props)
-    return e
-
-
-def tree(*pairs):
-    """A JMeter hashTree: each element is followed by the hashTree of its children."""
-    t = ET.Element("hashTree")
-    for node, children in pairs:
-        t.append(node)
-        t.append(children if children is not None else ET.Element("hashTree"))
-    return t
-
-
-def arguments(name, values: dict):
-    coll = ET.Element("collectionProp", name="Arguments.arguments")
-    for key, value in values.items():
-        arg = ET.SubElement(coll, "elementProp", name=key, elementType="Argument")
-        arg.extend([prop("stringProp", "Argument.name", key),
-                    prop("stringProp", "Argument.value", value),
-                    prop("stringProp", "Argument.metadata", "=")])
-    e = ET.Element("elementProp", name=name, elementType="Arguments", guiclass="ArgumentsPanel",
-                   testclass="Arguments", testname="User Defined Variables")
-    e.append(coll)
-    return e
-
-
-def headers(wanted: dict):
-    coll = ET.Element("collectionProp", name="HeaderManager.headers")
-    for key, value in wanted.items():
-        h = ET.SubElement(coll, "elementProp", name="", elementType="Header")
-        h.extend([prop("stringProp", "Header.name", key), prop("stringProp", "Header.value", value)])
-    return element("HeaderManager", "HeaderPanel", "HTTP Header Manager", coll)
-
-
-def http_defaults():
-    return element(
-        "ConfigTestElement", "HttpDefaultsGui", "HTTP Request Defaults",
-        arguments("HTTPsampler.Arguments", {}),
-        prop("stringProp", "HTTPSampler.domain", "${HOST}"),
-        prop("stringProp", "HTTPSampler.port", "${PORT}"),
-        prop("stringProp", "HTTPSampler.protocol", "http"),
-        prop("stringProp", "HTTPSampler.implementation", "HttpClient4"),
-        # A hung server must end as errors, not as a run that never finishes.
-        prop("stringProp", "HTTPSampler.connect_timeout", "10000"),
-        prop("stringProp", "HTTPSampler.response_timeout", "60000"))
-
-
-def csv_data_set(name, filename, variable):
-    # Shared by all threads and recycled: one id sequence per run, the same for every framework.
-    return element(
-        "CSVDataSet", "TestBeanGUI", name,
-        prop("stringProp", "delimiter", ","), prop("stringProp", "fileEncoding", "UTF-8"),
-        prop("stringProp", "filename", filename), prop("boolProp", "ignoreFirstLine", True),
-        prop("boolProp", "quotedData", False), prop("boolProp", "recycle", True),
-        prop("stringProp", "shareMode", "shareMode.all"), prop("boolProp", "stopThread", False),
-        prop("stringProp", "variableNames", variable))
-
-
-def sampler(api, key, rows, port=None):
-    ep = ENDPOINTS[key]
-    label = ep["label"].replace("{rows}", rows)
-    if api == "rest":
-        path, method, body = ep["path"].replace("{rows}", rows), "GET", None
-    else:
-        path, method = "/graphql", "POST"
-        label = f"POST /graphql {ep['operation']}" + (f" {rows}" if key.endswith("s") else "")
-        body = ('{"query":"' + ep["query"] + '","variables":' + ep["variables"].replace("{rows}", rows)
-                + ',"operationName":"' + ep["operation"] + '"}')
-    if body is None:
-        args = arguments("HTTPsampler.Arguments", {})
-    else:
-        coll = ET.Element("collectionProp", name="Arguments.arguments")
-        arg = ET.SubElement(coll, "elementProp", name="", elementType="HTTPArgument")
-        arg.extend([prop("boolProp", "HTTPArgument.always_encode", False),
-                    prop("stringProp", "Argument.value", body),
-                    prop("stringProp", "Argument.metadata", "=")])
-        args = ET.Element("elementProp", name="HTTPsampler.Arguments", elementType="Arguments")
-        args.append(coll)
-    http = element(
-        "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}" + label, *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
-                                                            if body else []),
-        args, *([prop("stringProp", "HTTPSampler.port", port)] if port else []),
-        prop("stringProp", "HTTPSampler.path", path), prop("stringProp", "HTTPSampler.method", method),
-        prop("boolProp", "HTTPSampler.follow_redirects", False),
-        prop("boolProp", "HTTPSampler.auto_redirects", False),
-        prop("boolProp", "HTTPSampler.use_keepalive", True),
-        prop("boolProp", "HTTPSampler.DO_MULTIPART_POST", False))
-    children = [(status_200(), None), (json_check(api, key, rows), None)]
-    if body is not None:
-        children.insert(0, (headers({"Content-Type": "application/json"}), None))
-    return http, tree(*children)
-
-
-def status_200():
-    # JMeter alone would pass any 2xx, such as the 204 the study's apps sent for errors.
-    strings = ET.Element("collectionProp", name="Asserion.test_strings")
-    strings.append(prop("stringProp", "49586", "200"))
-    return element("ResponseAssertion", "AssertionGui", "status 200", strings,
-                   prop("stringProp", "Assertion.custom_message", "status is not 200"),
-                   prop("stringProp", "Assertion.test_field", "Assertion.response_code"),
-                   prop("boolProp", "Assertion.assume_success", False),
-                   prop("intProp", "Assertion.test_type", 8))
-
-
-def json_check(api, key, rows):
-    """The body parses as JSON and holds the expected comments: the requested one; ids 1..rows in
-    order (the seeded table's first rows); or `rows` comments each joined to the requested user.
-
-    One built-in assertion (one parse) per sample: a JSR223 (Groovy) assertion creates a script
-    engine per sample and doubled JMeter's CPU per request. Expected values are JSON: GraphQL
-    writes ids as strings. rows is a number, or "${ROWS}" in the parametrized plans, which then
-    use the derived ROWS_LESS_1 and ID_LIST_REST / ID_LIST_GRAPHQL."""
-    where = "$" if api == "rest" else f"$.data.{ENDPOINTS[key]['field']}"
-    quote = '"' if api == "graphql" else ""
-    regex = False
-    if key == "comment":
-        path, expected = f"{where}.id", f"{quote}${{comment_id}}{quote}"
-    elif key == "user-comment":
-        path, expected = f"{where}.user.id", f"{quote}${{user_id}}{quote}"
-    elif key == "comments":
-        path = f"{where}[*].id"
-        expected = (f"${{ID_LIST_{api.upper()}}}" if not rows.isdigit() else
-                    "[" + ",".join(f"{quote}{i}{quote}" for i in range(1, int(rows) + 1)) + "]")
-    else:
-        user, less_1 = f"{quote}${{user_id}}{quote}", "${ROWS_LESS_1}" if not rows.isdigit() else int(rows) - 1
-        path, expected, regex = f"{where}[*].user.id", rf"\[({user},){{{less_1}}}{user}\]", True
-    return element("JSONPathAssertion", "JSONPathAssertionGui", f"body: {path} is {expected}",
-                   prop("stringProp", "JSON_PATH", path), prop("stringProp", "EXPECTED_VALUE", expected),
-                   prop("boolProp", "JSONVALIDATION", True), prop("boolProp", "EXPECT_NULL", False),
-                   prop("boolProp", "INVERT", False), prop("boolProp", "ISREGEX", regex))
-
-
-def endpoint_key(rows, joins):
-    return ("user-" if int(joins) else "") + ("comment" if int(rows) == 1 else "comments")
-
-
 def phase_of_request():
     """Sets PHASE as each iteration starts: JMeter evaluates a sampler's name when the sample
     ends, and a sample belongs to the phase in which it started."""
-    names = ET.Element("collectionProp", name="UserParameters.names")
-    names.append(prop("stringProp", "PHASE", "PHASE"))
-    values = ET.Element("collectionProp", name="UserParameters.thread_values")
-    column = ET.SubElement(values, "collectionProp", name="all threads")
-    column.append(prop("stringProp", "PHASE", PHASE))
-    return element("UserParameters", "UserParametersGui", "phase of this request", names, values,
-                   prop("boolProp", "UserParameters.per_iteration", True))
-
-
-def pause(name, duration_ms):
-    return element("TestAction", "TestActionGui", name, prop("intProp", "ActionProcessor.action", 1),
-                   prop("intProp", "ActionProcessor.target", 0),
-                   prop("stringProp", "ActionProcessor.duration", duration_ms))
-
-
-def stop_test(name):
-    """Asks every thread to stop once its request in flight is done."""
-    return element("TestAction", "TestActionGui", name, prop("intProp", "ActionProcessor.action", 0),
-                   prop("intProp", "ActionProcessor.target", 2), prop("stringProp", "ActionProcessor.duration", "0"))
+    return per_iteration("phase of this request", {"PHASE": PHASE})
 
 
 def thread_group(name, threads, body):
     """Threads started evenly over RAMPUP seconds that, once all have started, loop until the clock
     group stops the test. The scheduler's end time is only a backstop should the clock fail."""
-    loop = ET.Element("elementProp", name="ThreadGroup.main_controller", elementType="LoopController",
-                      guiclass="LoopControlPanel", testclass="LoopController", testname="Loop Controller")
-    loop.extend([prop("stringProp", "LoopController.loops", "-1"),
-                 prop("boolProp", "LoopController.continue_forever", False)])
-    group = element(
-        "ThreadGroup", "ThreadGroupGui", name,
-        prop("stringProp", "ThreadGroup.num_threads", threads),
-        prop("stringProp", "ThreadGroup.ramp_time", "${RAMPUP}"),
-        # Keeps each thread's keep-alive connection across iterations (no reconnect per request).
-        prop("boolProp", "ThreadGroup.same_user_on_next_iteration", True),
-        prop("stringProp", "ThreadGroup.on_sample_error", "continue"), loop,
-        prop("boolProp", "ThreadGroup.scheduler", True),
-        prop("stringProp", "ThreadGroup.duration", "${__intSum(${RAMPUP},${WARMUP},${DURATION},60)}"),
-        prop("stringProp", "ThreadGroup.delay", "0"),
-        # One end time for the whole group: without delayed start each thread's end is counted
-        # from its own start.
-        prop("boolProp", "ThreadGroup.delayedStart", True))
+    group = looping_group(name, threads, "${RAMPUP}", "${__intSum(${RAMPUP},${WARMUP},${DURATION},60)}")
     wait = element("OnceOnlyController", "OnceOnlyControllerGui", "first iteration only")
     return group, tree((phase_of_request(), None),
                        (wait, tree((pause("wait until every thread has started", EVERY_THREAD_STARTED), None))),
@@ -295,19 +97,9 @@ def plan(title, variables, groups, derived=None, clock=True):
         config.append((derived_element, None))
     if clock:
         groups = [clock_group(), *groups]
-    test_plan = element(
-        "TestPlan", "TestPlanGui", title, prop("stringProp", "TestPlan.comments", HOW_TO_RUN),
-        prop("boolProp", "TestPlan.functional_mode", False),
-        prop("boolProp", "TestPlan.serialize_threadgroups", False),
-        arguments("TestPlan.user_defined_variables", variables))
-    root = ET.Element("jmeterTestPlan", version="1.2", properties="5.0", jmeter="5.6.3")
-    root.append(tree((test_plan, tree(
-        *config, (http_defaults(), None), (headers({"Accept": "application/json"}), None),
-        (csv_data_set("comment ids", "${COMMENT_IDS}", "comment_id"), None),
-        (csv_data_set("user ids", "${USER_IDS}", "user_id"), None),
-        *groups))))
-    ET.indent(root, space="  ")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    shared_ids = [(csv_data_set("comment ids", "${COMMENT_IDS}", "comment_id"), None),
+                  (csv_data_set("user ids", "${USER_IDS}", "user_id"), None)]
+    return test_plan(title, HOW_TO_RUN, variables, [*config, *shared_ids], groups)
 
 
 def timing(ids_dir):

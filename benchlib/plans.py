@@ -1,0 +1,319 @@
+"""JMeter plans as XML, built from one description: the HTTP samplers and their assertions for
+each endpoint of the contract, the elements every plan shares, and the batch plan that `./testbed
+run` measures a round with. jmeter-plans/generate.py writes the checked-in plans from the same parts.
+"""
+import xml.etree.ElementTree as ET
+
+COMMENT = "id threadId userId body dateMade dateLastUpdated"
+USER = "user { id name email phone }"
+
+# endpoint key -> REST path, GraphQL operation. `{rows}` is the case's row count.
+ENDPOINTS = {
+    "comment": {
+        "path": "/rest/comment/${comment_id}", "label": "GET /rest/comment/{id}",
+        "query": f"query CommentById($id: ID!) {{ commentById(id: $id) {{ {COMMENT} }} }}",
+        "operation": "CommentById", "field": "commentById", "variables": '{"id":"${comment_id}"}'},
+    "comments": {
+        "path": "/rest/comments/{rows}", "label": "GET /rest/comments/{rows}",
+        "query": f"query CommentsByLimit($limit: Int!) {{ commentsByLimit(limit: $limit) {{ {COMMENT} }} }}",
+        "operation": "CommentsByLimit", "field": "commentsByLimit", "variables": '{"limit":{rows}}'},
+    "user-comment": {
+        "path": "/rest/user/${user_id}/comment", "label": "GET /rest/user/{id}/comment",
+        "query": f"query CommentByUserId($id: ID!) {{ commentByUserId(id: $id) {{ {COMMENT} {USER} }} }}",
+        "operation": "CommentByUserId", "field": "commentByUserId", "variables": '{"id":"${user_id}"}'},
+    "user-comments": {
+        "path": "/rest/user/${user_id}/comments/{rows}", "label": "GET /rest/user/{id}/comments/{rows}",
+        "query": f"query CommentsByUserId($id: ID!, $limit: Int!) {{ commentsByUserId(id: $id, limit: $limit) {{ {COMMENT} {USER} }} }}",
+        "operation": "CommentsByUserId", "field": "commentsByUserId", "variables": '{"id":"${user_id}","limit":{rows}}'},
+}
+
+def prop(kind, name, value):
+    e = ET.Element(kind, name=name)
+    e.text = str(value).lower() if kind == "boolProp" else str(value)
+    return e
+
+
+def element(tag, gui, name, *props, cls=None):
+    e = ET.Element(tag, guiclass=gui, testclass=cls or tag, testname=name)
+    e.extend(props)
+    return e
+
+
+def tree(*pairs):
+    """A JMeter hashTree: each element is followed by the hashTree of its children."""
+    t = ET.Element("hashTree")
+    for node, children in pairs:
+        t.append(node)
+        t.append(children if children is not None else ET.Element("hashTree"))
+    return t
+
+
+def arguments(name, values: dict):
+    coll = ET.Element("collectionProp", name="Arguments.arguments")
+    for key, value in values.items():
+        arg = ET.SubElement(coll, "elementProp", name=key, elementType="Argument")
+        arg.extend([prop("stringProp", "Argument.name", key),
+                    prop("stringProp", "Argument.value", value),
+                    prop("stringProp", "Argument.metadata", "=")])
+    e = ET.Element("elementProp", name=name, elementType="Arguments", guiclass="ArgumentsPanel",
+                   testclass="Arguments", testname="User Defined Variables")
+    e.append(coll)
+    return e
+
+
+def headers(wanted: dict):
+    coll = ET.Element("collectionProp", name="HeaderManager.headers")
+    for key, value in wanted.items():
+        h = ET.SubElement(coll, "elementProp", name="", elementType="Header")
+        h.extend([prop("stringProp", "Header.name", key), prop("stringProp", "Header.value", value)])
+    return element("HeaderManager", "HeaderPanel", "HTTP Header Manager", coll)
+
+
+def http_defaults():
+    return element(
+        "ConfigTestElement", "HttpDefaultsGui", "HTTP Request Defaults",
+        arguments("HTTPsampler.Arguments", {}),
+        prop("stringProp", "HTTPSampler.domain", "${HOST}"),
+        prop("stringProp", "HTTPSampler.port", "${PORT}"),
+        prop("stringProp", "HTTPSampler.protocol", "http"),
+        prop("stringProp", "HTTPSampler.implementation", "HttpClient4"),
+        # A hung server must end as errors, not as a run that never finishes.
+        prop("stringProp", "HTTPSampler.connect_timeout", "10000"),
+        prop("stringProp", "HTTPSampler.response_timeout", "60000"))
+
+
+def csv_data_set(name, filename, variable, share_mode="shareMode.all"):
+    """Recycled ids shared by the threads: by all of a plan's (shareMode.all), or read afresh by
+    each thread group (shareMode.group), so every measurement of a batch gets the same sequence."""
+    return element(
+        "CSVDataSet", "TestBeanGUI", name,
+        prop("stringProp", "delimiter", ","), prop("stringProp", "fileEncoding", "UTF-8"),
+        prop("stringProp", "filename", filename), prop("boolProp", "ignoreFirstLine", True),
+        prop("boolProp", "quotedData", False), prop("boolProp", "recycle", True),
+        prop("stringProp", "shareMode", share_mode), prop("boolProp", "stopThread", False),
+        prop("stringProp", "variableNames", variable))
+
+
+def sampler(api, key, rows, port=None):
+    ep = ENDPOINTS[key]
+    label = ep["label"].replace("{rows}", rows)
+    if api == "rest":
+        path, method, body = ep["path"].replace("{rows}", rows), "GET", None
+    else:
+        path, method = "/graphql", "POST"
+        label = f"POST /graphql {ep['operation']}" + (f" {rows}" if key.endswith("s") else "")
+        body = ('{"query":"' + ep["query"] + '","variables":' + ep["variables"].replace("{rows}", rows)
+                + ',"operationName":"' + ep["operation"] + '"}')
+    if body is None:
+        args = arguments("HTTPsampler.Arguments", {})
+    else:
+        coll = ET.Element("collectionProp", name="Arguments.arguments")
+        arg = ET.SubElement(coll, "elementProp", name="", elementType="HTTPArgument")
+        arg.extend([prop("boolProp", "HTTPArgument.always_encode", False),
+                    prop("stringProp", "Argument.value", body),
+                    prop("stringProp", "Argument.metadata", "=")])
+        args = ET.Element("elementProp", name="HTTPsampler.Arguments", elementType="Arguments")
+        args.append(coll)
+    http = element(
+        "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}" + label, *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
+                                                            if body else []),
+        args, *([prop("stringProp", "HTTPSampler.port", port)] if port else []),
+        prop("stringProp", "HTTPSampler.path", path), prop("stringProp", "HTTPSampler.method", method),
+        prop("boolProp", "HTTPSampler.follow_redirects", False),
+        prop("boolProp", "HTTPSampler.auto_redirects", False),
+        prop("boolProp", "HTTPSampler.use_keepalive", True),
+        prop("boolProp", "HTTPSampler.DO_MULTIPART_POST", False))
+    children = [(status_200(), None), (json_check(api, key, rows), None)]
+    if body is not None:
+        children.insert(0, (headers({"Content-Type": "application/json"}), None))
+    return http, tree(*children)
+
+
+def status_200():
+    # JMeter alone would pass any 2xx, such as the 204 the study's apps sent for errors.
+    strings = ET.Element("collectionProp", name="Asserion.test_strings")
+    strings.append(prop("stringProp", "49586", "200"))
+    return element("ResponseAssertion", "AssertionGui", "status 200", strings,
+                   prop("stringProp", "Assertion.custom_message", "status is not 200"),
+                   prop("stringProp", "Assertion.test_field", "Assertion.response_code"),
+                   prop("boolProp", "Assertion.assume_success", False),
+                   prop("intProp", "Assertion.test_type", 8))
+
+
+def json_check(api, key, rows):
+    """The body parses as JSON and holds the expected comments: the requested one; ids 1..rows in
+    order (the seeded table's first rows); or `rows` comments each joined to the requested user.
+
+    One built-in assertion (one parse) per sample: a JSR223 (Groovy) assertion creates a script
+    engine per sample and doubled JMeter's CPU per request. Expected values are JSON: GraphQL
+    writes ids as strings. rows is a number, or "${ROWS}" in the parametrized plans, which then
+    use the derived ROWS_LESS_1 and ID_LIST_REST / ID_LIST_GRAPHQL."""
+    where = "$" if api == "rest" else f"$.data.{ENDPOINTS[key]['field']}"
+    quote = '"' if api == "graphql" else ""
+    regex = False
+    if key == "comment":
+        path, expected = f"{where}.id", f"{quote}${{comment_id}}{quote}"
+    elif key == "user-comment":
+        path, expected = f"{where}.user.id", f"{quote}${{user_id}}{quote}"
+    elif key == "comments":
+        path = f"{where}[*].id"
+        expected = (f"${{ID_LIST_{api.upper()}}}" if not rows.isdigit() else
+                    "[" + ",".join(f"{quote}{i}{quote}" for i in range(1, int(rows) + 1)) + "]")
+    else:
+        user, less_1 = f"{quote}${{user_id}}{quote}", "${ROWS_LESS_1}" if not rows.isdigit() else int(rows) - 1
+        path, expected, regex = f"{where}[*].user.id", rf"\[({user},){{{less_1}}}{user}\]", True
+    return element("JSONPathAssertion", "JSONPathAssertionGui", f"body: {path} is {expected}",
+                   prop("stringProp", "JSON_PATH", path), prop("stringProp", "EXPECTED_VALUE", expected),
+                   prop("boolProp", "JSONVALIDATION", True), prop("boolProp", "EXPECT_NULL", False),
+                   prop("boolProp", "INVERT", False), prop("boolProp", "ISREGEX", regex))
+
+
+def endpoint_key(rows, joins):
+    return ("user-" if int(joins) else "") + ("comment" if int(rows) == 1 else "comments")
+
+
+def pause(name, duration_ms):
+    return element("TestAction", "TestActionGui", name, prop("intProp", "ActionProcessor.action", 1),
+                   prop("intProp", "ActionProcessor.target", 0),
+                   prop("stringProp", "ActionProcessor.duration", duration_ms))
+
+
+def stop_test(name):
+    """Asks every thread to stop once its request in flight is done."""
+    return element("TestAction", "TestActionGui", name, prop("intProp", "ActionProcessor.action", 0),
+                   prop("intProp", "ActionProcessor.target", 2), prop("stringProp", "ActionProcessor.duration", "0"))
+
+
+
+
+def per_iteration(name, values: dict):
+    """User Parameters evaluated as each iteration of the thread group starts (names -> values)."""
+    names = ET.Element("collectionProp", name="UserParameters.names")
+    values_prop = ET.Element("collectionProp", name="UserParameters.thread_values")
+    column = ET.SubElement(values_prop, "collectionProp", name="all threads")
+    for key, value in values.items():
+        names.append(prop("stringProp", key, key))
+        column.append(prop("stringProp", key, value))
+    return element("UserParameters", "UserParametersGui", name, names, values_prop,
+                   prop("boolProp", "UserParameters.per_iteration", True))
+
+
+def looping_group(name, threads, rampup, duration):
+    """A thread group whose threads loop until told to stop, with a scheduler end time (seconds)
+    as a backstop; each request is an iteration of its own."""
+    loop = ET.Element("elementProp", name="ThreadGroup.main_controller", elementType="LoopController",
+                      guiclass="LoopControlPanel", testclass="LoopController", testname="Loop Controller")
+    loop.extend([prop("stringProp", "LoopController.loops", "-1"),
+                 prop("boolProp", "LoopController.continue_forever", False)])
+    return element(
+        "ThreadGroup", "ThreadGroupGui", name,
+        prop("stringProp", "ThreadGroup.num_threads", threads),
+        prop("stringProp", "ThreadGroup.ramp_time", rampup),
+        # Keeps each thread's keep-alive connection across iterations (no reconnect per request).
+        prop("boolProp", "ThreadGroup.same_user_on_next_iteration", True),
+        prop("stringProp", "ThreadGroup.on_sample_error", "continue"), loop,
+        prop("boolProp", "ThreadGroup.scheduler", True),
+        prop("stringProp", "ThreadGroup.duration", duration),
+        prop("stringProp", "ThreadGroup.delay", "0"),
+        # One end time for the whole group: without delayed start each thread's end is counted
+        # from its own start.
+        prop("boolProp", "ThreadGroup.delayedStart", True))
+
+
+def if_true(name, condition):
+    """Runs its children when `condition` evaluates to the text "true"."""
+    return element("IfController", "IfControllerPanel", name,
+                   prop("stringProp", "IfController.condition", condition),
+                   prop("boolProp", "IfController.evaluateAll", False),
+                   prop("boolProp", "IfController.useExpression", True))
+
+
+def stop_thread(name):
+    """Ends the current thread; its request in flight has already finished."""
+    return element("TestAction", "TestActionGui", name, prop("intProp", "ActionProcessor.action", 0),
+                   prop("intProp", "ActionProcessor.target", 0), prop("stringProp", "ActionProcessor.duration", "0"))
+
+
+def result_file(path):
+    """Writes the samples of the thread group it sits in, as a CSV JTL (the format is set by
+    jmeter-plans/testbed.properties)."""
+    return element("ResultCollector", "SimpleDataWriter", "samples of this measurement",
+                   prop("boolProp", "ResultCollector.error_logging", False),
+                   prop("stringProp", "filename", str(path)))
+
+
+def test_plan(title, comments, variables, config, groups, serialize=False):
+    """The whole plan: HTTP defaults and the Accept header for every request, then `config`
+    elements and thread groups, each an (element, hashTree) pair. With `serialize`, JMeter runs
+    the thread groups one after another."""
+    plan = element(
+        "TestPlan", "TestPlanGui", title, prop("stringProp", "TestPlan.comments", comments),
+        prop("boolProp", "TestPlan.functional_mode", False),
+        prop("boolProp", "TestPlan.serialize_threadgroups", serialize),
+        arguments("TestPlan.user_defined_variables", variables))
+    root = ET.Element("jmeterTestPlan", version="1.2", properties="5.0", jmeter="5.6.3")
+    root.append(tree((plan, tree((http_defaults(), None), (headers({"Accept": "application/json"}), None),
+                                 *config, *groups))))
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# The batch plan (collect/batch.py): one thread group per measurement, run one after another by one
+# JMeter process, so a round costs one JVM start instead of one per measurement. Each group keeps
+# its own phase in the property testbed.phase.<n>: warmup, then measured, then done.
+BATCH_VARIABLES = {"PHASE_warmup": "warmup ", "PHASE_measured": "", "PHASE_done": "",
+                   "GO_warmup": "true", "GO_measured": "true", "GO_done": "false",
+                   "STOP_warmup": "false", "STOP_measured": "false", "STOP_done": "true"}
+# Beyond its warm-up and measured window, how long a group may run (start, the requests in flight at
+# the end) before JMeter's scheduler stops it: only a backstop.
+GROUP_BACKSTOP_S = 120
+
+
+def group_clock(n: int, warmup_s: float, duration_s: float) -> str:
+    """A pause of 0 ms that returns once every thread of group n runs (threads that wait sleep,
+    so the last ones get the CPU to start). The first thread through starts the group's clock: a
+    background thread that sets testbed.phase.<n> to measured after the warm-up and to done after
+    the window. A thread that arrives after that goes straight on (and then stops)."""
+    started = f"testbed.started.{n}"
+    return ("${__groovy(def g = ctx.getThreadGroup(); "
+            f"while (props.get('{started}') == null && g.getNumberOfThreads() < g.getNumThreads()) {{ sleep(5) }}; "
+            f"synchronized (props) {{ if (props.get('{started}') == null) {{ "
+            f"props.put('{started}'\\, String.valueOf(System.currentTimeMillis())); "
+            f"Thread.start {{ sleep({round(warmup_s * 1000)}); props.put('testbed.phase.{n}'\\, 'measured'); "
+            f"sleep({round(duration_s * 1000)}); props.put('testbed.phase.{n}'\\, 'done') }} }} }}; 0)}}")
+
+
+def measurement_group(n: int, api: str, case: dict, port: int, threads: int, warmup_s: float,
+                      duration_s: float, jtl, ids_dir):
+    """Measurement n of a batch: `threads` clients that wait until all have started, then send
+    requests back to back through the warm-up and the measured window, and stop when it ends
+    (each after its request in flight). Samples started in the warm-up are labelled `warmup …`."""
+    phase = f"${{__P(testbed.phase.{n},warmup)}}"
+    group = looping_group(f"measurement {n}", str(threads), "0",
+                          str(round(warmup_s + duration_s) + GROUP_BACKSTOP_S))
+    wait = element("OnceOnlyController", "OnceOnlyControllerGui", "first iteration only")
+    key = endpoint_key(case["rows"], case["joins"])
+    return group, tree(
+        (result_file(jtl), None),
+        (csv_data_set("comment ids", f"{ids_dir}/comment_ids.csv", "comment_id", "shareMode.group"), None),
+        (csv_data_set("user ids", f"{ids_dir}/user_ids.csv", "user_id", "shareMode.group"), None),
+        (per_iteration("phase of this request", {"PHASE": f"${{__V(PHASE_{phase})}}",
+                                                 "GO": f"${{__V(GO_{phase})}}",
+                                                 "STOP": f"${{__V(STOP_{phase})}}"}), None),
+        (wait, tree((pause("wait until every thread has started, then start the clock",
+                           group_clock(n, warmup_s, duration_s)), None))),
+        (if_true("while the clock runs", "${GO}"), tree(sampler(api, key, str(case["rows"]), str(port)))),
+        (if_true("once the window has ended", "${STOP}"), tree((stop_thread("stop this thread"), None))))
+
+
+BATCH_COMMENTS = """Written by collect/batch.py for one batch of a run: one thread group per measurement, run one
+after another (see benchlib/plans.py). Each group's threads wait until all have started, then send
+requests back to back: a warm-up (samples labelled 'warmup ...'), then the measured window. Every
+response is asserted: status 200 and a body of the expected shape, row count and join."""
+
+
+def batch_plan(title: str, host: str, measurements: list[dict]) -> str:
+    """The plan of one batch against `host`; each measurement is a dict of measurement_group's
+    arguments but n."""
+    groups = [measurement_group(n, **m) for n, m in enumerate(measurements, start=1)]
+    return test_plan(title, BATCH_COMMENTS, {"HOST": host, **BATCH_VARIABLES}, [], groups, serialize=True)

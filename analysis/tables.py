@@ -7,6 +7,7 @@ import pandas as pd
 
 from analysis.load import Run, load_run_json
 from analysis.metrics import METRICS, PAIR, StudyTable, ordered_frameworks
+from analysis.paired import is_paired, paired
 from analysis.stats import compare, interval, ratio_of_means
 from benchlib.cases import API_STYLES as APIS
 
@@ -31,31 +32,46 @@ def aggregate(run: Run) -> pd.DataFrame:
     return pd.DataFrame.from_records(records, columns=columns)
 
 
+SIGNIFICANCE_COLUMNS = ["api", *CASE_COLUMNS, "metric", *(f"{f}_mean" for f in PAIR),
+                        *(f"{f}_n" for f in PAIR), "pairs", "test", "p", "judged", "significant", "sign", "result", "ratio",
+                        "ratio_low", "ratio_high", "ratio_note"]
+
+
 def significance(run: Run) -> pd.DataFrame:
     """The study's pair (ASP.NET Core vs Express), per api, case and metric; a = aspnet, b = express:
-    the test, and the ratio a/b of the means with its 95 % interval (the cells analysis.verdicts
-    judges the study's claims on)."""
+    the test, and the ratio a/b with its 95 % interval (the cells analysis.verdicts judges the
+    study's claims on). A paired run is compared round by round (analysis.paired); any other as two
+    independent groups of iterations (analysis.stats)."""
     a_name, b_name = PAIR
-    rows = ok_rows(run)
+    compare_cell = paired_cell if is_paired(run.manifest) else independent_cell
     records = []
-    for (api, *case), group in rows.groupby(["api", *CASE_COLUMNS]):
+    for (api, *case), group in ok_rows(run).groupby(["api", *CASE_COLUMNS]):
         a, b = group[group["framework"] == a_name], group[group["framework"] == b_name]
         if a.empty or b.empty:
             continue
         for metric in METRICS:
-            c = compare(a[metric], b[metric])
-            r = ratio_of_means(a[metric], b[metric])
+            c, r, pairs = compare_cell(a, b, metric)
             records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric,
                             f"{a_name}_mean": a[metric].mean(), f"{b_name}_mean": b[metric].mean(),
-                            "test": c.test, "p": c.p, "judged": c.judged,
+                            f"{a_name}_n": int(a[metric].notna().sum()), f"{b_name}_n": int(b[metric].notna().sum()),
+                            "pairs": pairs, "test": c.test, "p": c.p, "judged": c.judged,
                             "significant": c.significant, "sign": c.sign,
                             "result": c.describe(run.display_name(a_name), run.display_name(b_name)),
                             "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high,
                             "ratio_note": r.reason})
-    columns = ["api", *CASE_COLUMNS, "metric", f"{a_name}_mean", f"{b_name}_mean", "test", "p",
-               "judged", "significant", "sign", "result", "ratio", "ratio_low", "ratio_high",
-               "ratio_note"]
-    return pd.DataFrame.from_records(records, columns=columns)
+    return pd.DataFrame.from_records(records, columns=SIGNIFICANCE_COLUMNS)
+
+
+def independent_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str):
+    return compare(a[metric], b[metric]), ratio_of_means(a[metric], b[metric]), None
+
+
+def paired_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str):
+    """Rounds where both frameworks are ok make the pairs; `iteration` is the round."""
+    both = a.set_index("iteration")[[metric]].join(b.set_index("iteration")[[metric]], how="inner",
+                                                   lsuffix="_a", rsuffix="_b")
+    p = paired(both[f"{metric}_a"], both[f"{metric}_b"])
+    return p.comparison, p.ratio, p.n
 
 
 def unmeasured(run: Run) -> dict[str, list[str]]:

@@ -60,6 +60,12 @@ def test_one_opposite_cell_makes_an_all_cells_claim_inconclusive():
     assert v.verdict == INCONCLUSIVE and (v.counts[AGREE], v.counts[OPPOSE]) == (3, 1)
 
 
+def test_an_inconclusive_claim_names_the_cells_that_did_not_agree():
+    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: SLOWER, 15: UNCLEAR, 17: FASTER, 18: SLOWER}))
+    assert v.explanation == ("2 agree, 1 oppose, 1 not significant; opposite: case 17 (A/E 0.60 [0.50, 0.70]); "
+                             "not significant: case 15 (A/E 1.05 [0.90, 1.20])")
+
+
 def test_direction_follows_the_significance_flag_not_the_interval():
     # a flag from a test that disagrees with the interval: the flag decides a direction claim
     assert cell_outcome(EXPRESS_LOWER, 1.2, 0.9, 1.5, True, True) == AGREE

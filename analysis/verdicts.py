@@ -3,8 +3,8 @@
 Input, one row per cell (api, case, metric): `ratio` = mean(ASP.NET Core) / mean(Express.js), its
 95 % interval `ratio_low`/`ratio_high` (empty when there is none, `ratio_note` says why) and a
 significance flag (`judged`, `significant`). How the interval was computed is not this module's
-concern: analysis.tables.significance computes it from iterations; paired rounds can fill the same
-columns.
+concern: analysis.tables.significance fills the columns from the paired rounds when the run has
+them (analysis.paired), otherwise from independent groups of iterations (analysis.stats).
 
 Per cell:
 - direction: agree when the difference is significant and A/E is on the claimed side of 1, oppose
@@ -34,6 +34,7 @@ AGREE, OPPOSE, NOT_SIGNIFICANT, STRADDLES, UNJUDGED = (
 OUTCOMES = (AGREE, OPPOSE, NOT_SIGNIFICANT, STRADDLES, UNJUDGED)
 NOT_REPRODUCED_SHARE = 0.5
 API_NAMES = {"rest": "REST", "graphql": "GraphQL"}
+SHORT = {OPPOSE: "opposite", STRADDLES: "across a bound"}
 
 
 def known(value) -> bool:
@@ -140,7 +141,11 @@ def judge_share(claim: Claim, part: pd.DataFrame, counts: dict) -> tuple[str, st
     if counts[UNJUDGED] == total:
         notes = sorted(set(part["ratio_note"].dropna()) - {""})
         return INCONCLUSIVE, "cannot be judged" + (f": {', '.join(notes)}" if notes else "")
-    return INCONCLUSIVE, tally + (f"; opposite: {listed(claim, against)}" if oppose else "")
+    # Mixed or not significant: name the cells that kept the claim from agreeing, so a reader can
+    # see whether it missed by one cell or by all of them.
+    return INCONCLUSIVE, "; ".join([tally] + [
+        f"{SHORT.get(outcome, outcome)}: {listed(claim, part[part['outcome'] == outcome])}"
+        for outcome in OUTCOMES if outcome != AGREE and counts[outcome]])
 
 
 def judge(claim: Claim, cells: pd.DataFrame, unmeasured: dict | None = None) -> Verdict:
@@ -164,6 +169,15 @@ def judge(claim: Claim, cells: pd.DataFrame, unmeasured: dict | None = None) -> 
 
 def verdicts(claims: list[Claim], cells: pd.DataFrame, unmeasured: dict | None = None) -> list[Verdict]:
     return [judge(claim, cells, unmeasured) for claim in claims]
+
+
+def cell_table(claims: list[Claim], cells: pd.DataFrame) -> pd.DataFrame:
+    """Every claim's cells in the run with each one's outcome (tables/claim_cells.csv): the evidence
+    behind each verdict, cell by cell."""
+    columns = ["claim", "api", "case", "metric", "ratio", "ratio_low", "ratio_high", "p", "pairs",
+               "ratio_note", "outcome"]
+    return pd.concat([claim_cells(claim, cells).assign(claim=claim.id) for claim in claims],
+                     ignore_index=True).reindex(columns=columns)
 
 
 def verdict_table(results: list[Verdict], checks: dict) -> pd.DataFrame:

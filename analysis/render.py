@@ -15,6 +15,7 @@ th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}
 caption{text-align:left;font-weight:600;padding:4px 0}
 img{max-width:100%;border:1px solid #ddd;margin:.3em 0}
 figure{margin:1em 0 2em}figcaption{font-size:13px;color:#555}
+.significant{font-weight:700}.load-flagged{color:#777;font-style:italic}
 .reproduced{background:#d9f2d9}.not-reproduced{background:#f8d7d7}.inconclusive{background:#fff3cd}
 """
 
@@ -33,8 +34,10 @@ class Doc:
     def bullets(self, items: list[str]):
         self.blocks.append(("bullets", items))
 
-    def table(self, frame: pd.DataFrame, caption: str = ""):
-        self.blocks.append(("table", frame, caption))
+    def table(self, frame: pd.DataFrame, caption: str = "", classes: pd.DataFrame | None = None):
+        """classes: CSS classes per cell, the frame's shape (the HTML page only: Markdown has none,
+        so whatever a class shows must also be in the cell's text)."""
+        self.blocks.append(("table", frame, caption, classes))
 
     def figure(self, path: Path, caption: str):
         self.blocks.append(("figure", path, caption))
@@ -81,11 +84,12 @@ def html_page(doc: Doc) -> str:
         elif kind == "bullets":
             out.append("<ul>" + "".join(f"<li>{e(i)}</li>" for i in block[1]) + "</ul>")
         elif kind == "table":
-            frame, caption = block[1], block[2]
+            frame, caption, classes = block[1:]
             out.append("<table>" + (f"<caption>{e(caption)}</caption>" if caption else ""))
             out.append("<tr>" + "".join(f"<th>{e(str(c))}</th>" for c in frame.columns) + "</tr>")
-            for row in frame.itertuples(index=False):
-                out.append("<tr>" + "".join(td(cell(v)) for v in row) + "</tr>")
+            for i, row in enumerate(frame.itertuples(index=False)):
+                css = classes.iloc[i] if classes is not None else [""] * len(row)
+                out.append("<tr>" + "".join(td(cell(v), c) for v, c in zip(row, css)) + "</tr>")
             out.append("</table>")
         elif kind == "figure":
             data = base64.b64encode(block[1].read_bytes()).decode("ascii")
@@ -95,10 +99,10 @@ def html_page(doc: Doc) -> str:
     return "\n".join(out)
 
 
-def td(text: str) -> str:
+def td(text: str, css: str = "") -> str:
     """Verdict cells (ours, and the study's own tables') get a colour so the outcome stands out in
     a long table."""
-    css = {"reproduced": "reproduced", "not reproduced": "not-reproduced",
-           "inconclusive": "inconclusive", "supported": "reproduced",
-           "not supported": "not-reproduced", "depends on the transcription": "inconclusive"}.get(text)
+    css = css or {"reproduced": "reproduced", "not reproduced": "not-reproduced",
+                  "inconclusive": "inconclusive", "supported": "reproduced",
+                  "not supported": "not-reproduced", "depends on the transcription": "inconclusive"}.get(text)
     return f'<td class="{css}">{html.escape(text)}</td>' if css else f"<td>{html.escape(text)}</td>"

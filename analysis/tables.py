@@ -112,7 +112,8 @@ def run_status(run: Run) -> pd.DataFrame:
 
 
 def problems(run: Run) -> pd.DataFrame:
-    """Every iteration that was not a clean `ok`, with the reason from its run.json."""
+    """Every iteration that was not a clean `ok`, with the reason from its run.json, sorted by
+    framework, api, case and iteration."""
     s = run.summary
     bad = s[(s["status"] != "ok") | (s["flags"] != "")]
     records = []
@@ -124,5 +125,16 @@ def problems(run: Run) -> pd.DataFrame:
         records.append({"framework": row["framework"], "api": row["api"], "case": row["case"],
                         "iteration": row["iteration"], "status": row["status"],
                         "flags": row["flags"], "reason": reason})
-    return pd.DataFrame.from_records(
+    found = pd.DataFrame.from_records(
         records, columns=["framework", "api", "case", "iteration", "status", "flags", "reason"])
+    return found.sort_values(["framework", "api", "case", "iteration"], key=report_order, ignore_index=True)
+
+
+def report_order(column: pd.Series) -> pd.Series:
+    """Sort key: frameworks in the study's order, REST before GraphQL (as the report shows them)."""
+    if column.name == "framework":
+        order = {f: i for i, f in enumerate(ordered_frameworks(column))}
+        return column.map(order)
+    if column.name == "api":
+        return column.map({api: i for i, api in enumerate(APIS)})
+    return column

@@ -8,9 +8,12 @@ import matplotlib
 matplotlib.use("Agg")  # no display on servers and CI
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from analysis.answer import FLAGGED, HEADINGS, LOAD_FLAGS, SHOWN, better_side  # noqa: E402
+from analysis.claims import MARGIN  # noqa: E402
 from analysis.load import Run, load_jtl, load_proc  # noqa: E402
 from analysis.metrics import METRICS, PAIR, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
 from analysis.tables import CASE_COLUMNS, ok_rows  # noqa: E402
@@ -162,3 +165,78 @@ def timeline(run: Run, api: str, case: int, label: str, path: Path) -> Path:
                       f"(/proc sampler at 10 Hz; {'; '.join(shown)}; {run.cores} cores = "
                       f"{100 * run.cores} % max)", fontsize=10)
     return save(fig, path)
+
+
+# Ratios a reader knows (1.25 = 25 % more, 0.8 its inverse), sparse enough for a narrow panel.
+TICK_SETS = ((0.5, 0.8, 1, 1.25, 2), (0.1, 0.2, 0.5, 1, 2, 5, 10), (0.01, 0.1, 1, 10, 100))
+
+
+def ratio_ticks(low: float, high: float) -> list[float]:
+    """The densest tick set whose span covers the axis."""
+    fits = [ticks for ticks in TICK_SETS if ticks[0] / 1.5 <= low and high <= ticks[-1] * 1.5]
+    return [v for v in (fits[0] if fits else TICK_SETS[-1]) if low <= v <= high]
+
+
+def forest(run: Run, answers: pd.DataFrame, api: str, path: Path) -> Path:
+    """The answer as a forest plot: one panel per metric, one row per case, the ratio ASP.NET Core /
+    Express.js on a log axis (so 0.5 and 2 sit equally far from 1) with its 95 % interval."""
+    part = answers[answers["api"] == api]
+    cases = part[CASE_COLUMNS].drop_duplicates().sort_values("case")
+    flagged = part.groupby("case")["load_flags"].first()
+    y = np.arange(len(cases))[::-1]  # the first case on top, as in the table
+    fig, axes = plt.subplots(1, len(SHOWN), figsize=(13, 2.6 + 0.45 * len(cases)), sharey=True)
+    shown = part[part["metric"].isin(SHOWN)]
+    limits = [v for v in shown[["ratio", "ratio_low", "ratio_high"]].to_numpy(dtype=float).ravel()
+              if np.isfinite(v) and v > 0]
+    # An interval from two pairs can span two orders of magnitude; the axis follows the ratios
+    # themselves, at most 8x beyond them, so one wide interval cannot squash every other case.
+    points = shown["ratio"].to_numpy(dtype=float)
+    points = points[np.isfinite(points) & (points > 0)]
+    low = max(min(limits + [1 / (1 + MARGIN)]), points.min() / 8 if len(points) else 0.5) / 1.15
+    high = min(max(limits + [1 + MARGIN]), points.max() * 8 if len(points) else 2) * 1.15
+    for ax, metric in zip(axes, SHOWN):
+        mine = part[part["metric"] == metric].set_index("case").reindex(cases["case"])
+        ax.axvspan(1 / (1 + MARGIN), 1 + MARGIN, color="#eeeeee", zorder=0)
+        ax.axvline(1, color="#333", linewidth=1, zorder=1)
+        for yi, (case, cell) in zip(y, mine.iterrows()):
+            if pd.isna(cell["ratio"]):
+                continue
+            significant = bool(cell["judged"] and cell["significant"])
+            c = "#1f4e9c" if significant else "#7f8c8d"
+            if not pd.isna(cell["ratio_low"]):
+                ax.plot([cell["ratio_low"], cell["ratio_high"]], [yi, yi], color=c, linewidth=2, zorder=2)
+            ax.plot(cell["ratio"], yi, "o", markersize=7, color=c, zorder=3,
+                    markerfacecolor="white" if flagged.get(case) else c, markeredgewidth=1.8)
+        ax.set_xscale("log")
+        ax.set_xlim(low, high)
+        ax.set_xticks(ratio_ticks(low, high), [f"{v:g}" for v in ratio_ticks(low, high)])
+        ax.xaxis.set_minor_locator(ticker.NullLocator())
+        left, right = (run.display_name(f) for f in better_side(metric))
+        ax.set_xlabel(f"A/E, {HEADINGS[metric]}\n← {left} better | {right} better →", fontsize=9)
+        ax.set_title(HEADINGS[metric], fontsize=10)
+        ax.grid(axis="x", alpha=0.3, which="major")
+    axes[0].set_yticks(y, [f"{c.case}: {c.requests}/{c.rows}{'/J' if c.joins else ''}"
+                           + (f" {FLAGGED}" if flagged.get(c.case) else "")
+                           for c in cases.itertuples(index=False)], fontsize=9)
+    axes[0].set_ylabel("Case")
+    axes[0].set_ylim(-0.7, len(cases) - 0.3)
+    handles = [
+        plt.Line2D([], [], color="#1f4e9c", marker="o", linewidth=2, label="significant (p < 0.05)"),
+        plt.Line2D([], [], color="#7f8c8d", marker="o", linewidth=2, label="not significant"),
+        plt.Line2D([], [], color="#333", marker="o", markerfacecolor="white", linestyle="none",
+                   label=f"{FLAGGED} load-flagged case"),
+        Patch(color="#eeeeee", label=f"within {MARGIN * 100:.0f} % of 1"),
+    ]
+    top = 1 - 0.6 / fig.get_figheight()  # title and legend take a fixed height, whatever the cases
+    fig.suptitle(f"{API_TITLE[api]}: ASP.NET Core / Express.js (A/E) per case, with 95 % intervals",
+                 y=0.995, fontsize=11)
+    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=9, frameon=False,
+               bbox_to_anchor=(0.5, 1 - 0.3 / fig.get_figheight()))
+    used = sorted({f for flags in flagged for f in str(flags).split(";") if f})
+    bottom = footnote(fig, " ".join(["Cases as number: users/rows, /J = with a join; ratios from "
+                                     f"{part['comparison'].iloc[0]}."]
+                                    + [f"{FLAGGED} {f}: {LOAD_FLAGS[f]}." for f in used]))
+    fig.tight_layout(rect=(0, bottom, 1, top))
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import figures, replication, study_check, tables, verdicts
+from analysis import answer, figures, replication, study_check, tables, verdicts
 from analysis.claims import CLAIMS, MARGIN
 from analysis.load import ResultFileError, Run, load_run
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
                               ordered_frameworks)
+from analysis.paired import TEST as PAIRED_TEST, is_paired, wilcoxon_smallest_p
 from analysis.render import Doc, html_page, markdown
 from analysis.stats import ALPHA
 from analysis.study import STUDY_METRICS, load_study
@@ -90,12 +91,15 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     results = verdicts.verdicts(CLAIMS, sig, tables.unmeasured(run))
     checks = study_check.checks(CLAIMS, study)
     status, problems = tables.run_status(run), tables.problems(run)
+    answers = answer.answer(run, sig)
 
+    answers.to_csv(tabs / "answer.csv", index=False)
     agg.to_csv(tabs / "metrics.csv", index=False)
     sig.to_csv(tabs / "significance.csv", index=False)
     side.to_csv(tabs / "study_side_by_side.csv", index=False)
     ratios.to_csv(tabs / "study_ratios.csv", index=False)
     verdicts.verdict_table(results, checks).to_csv(tabs / "verdicts.csv", index=False)
+    verdicts.cell_table(CLAIMS, sig).to_csv(tabs / "claim_cells.csv", index=False)
     status.to_csv(tabs / "iterations.csv", index=False)
     problems.to_csv(tabs / "problem_iterations.csv", index=False)
 
@@ -104,8 +108,10 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     case = heaviest_case(run) if timeline_case is None else timeline_case
     details = detail_figures(run, agg, apis, case, figs)
     doc = Doc(f"Testbed report: run {run.run_id}")
-    intro(doc, run, status, problems)
-    verdict_section(doc, results, checks)
+    summary(doc, run, agg, status)
+    answer_section(doc, run, answers, apis, figs)
+    run_section(doc, run, status)
+    verdict_section(doc, run, results, checks)
     study_support_section(doc, checks, study)
     study_section(doc, run, agg, sig, study, apis, figs, tabs)
     extra_section(doc, run, agg, sig, apis, tabs)
@@ -113,11 +119,109 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     for path, caption in details:
         doc.figure(path, caption)
     replication_section(doc, run, side, ratios, apis)
+    appendix(doc, problems)
     (out / "report.md").write_text(markdown(doc, out))
     (out / "index.html").write_text(html_page(doc))
 
 
-def intro(doc: Doc, run: Run, status: pd.DataFrame, problems: pd.DataFrame) -> None:
+def rounds_text(run: Run, agg: pd.DataFrame) -> str:
+    protocol = run.manifest.get("protocol", {})
+    if is_paired(run.manifest):
+        return (f"in {protocol.get('rounds', agg['n'].max())} interleaved rounds (in each round, for each "
+                "API and case, the frameworks ran back to back in a seeded random order)")
+    n = agg["n"].max()
+    return f"in {n} iteration{'s' if n != 1 else ''} per framework"
+
+
+def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame) -> None:
+    """What was measured, in one paragraph, and how many iterations the appendix lists."""
+    frameworks = " and ".join(run.display_name(f) for f in ordered_frameworks(agg["framework"]))
+    cases = sorted(set(agg["case"]))
+    apis = " and ".join(a for a, key in (("REST", "rest"), ("GraphQL", "graphql")) if key in set(agg["api"]))
+    doc.para(f"{frameworks} served the same forum API over one MySQL-compatible database, as {apis}, "
+             f"under JMeter load: {len(cases)} case{'s' if len(cases) != 1 else ''} (case "
+             f"{', '.join(map(str, cases))} of the 2021 study's 18: concurrent users x rows per request x "
+             f"join), each measured {rounds_text(run, agg)}, with the app's CPU and memory sampled, on a "
+             f"{run.cores}-core machine (profile {run.manifest.get('profile', '?')}). First the answer: "
+             "how ASP.NET Core compares with Express.js per case; then the run's details, the verdicts on "
+             "the study's claims, the study's tables and figures recomputed, and an appendix of the "
+             "iterations that were flagged, excluded or failed.")
+    flagged, excluded, failed = (int(status[c].sum()) for c in ("flagged", "excluded", "failed"))
+    doc.para(f"{flagged} iteration{'s' if flagged != 1 else ''} flagged, {excluded} excluded, {failed} "
+             "failed: see the appendix." if flagged + excluded + failed else
+             "No iteration was flagged, excluded or failed.")
+
+
+def method_text(run: Run, answers: pd.DataFrame) -> str:
+    if is_paired(run.manifest):
+        return ("Paired rounds: in each round both frameworks ran seconds apart, so each round gives "
+                "one ratio A/E in which the drift of the shared machine that both felt cancels. The "
+                "ratio shown is the geometric mean of the per-round ratios; its 95 % interval is the "
+                "Student t interval of the mean log ratio, exponentiated; significance is the paired "
+                "t-test on the log ratios (two-sided, alpha 0.05), which can reach significance with 3 "
+                "rounds (the Wilcoxon signed-rank test cannot: its smallest two-sided p with 3 pairs is "
+                f"{wilcoxon_smallest_p(3):.2f}). Logs make the interval the same whichever framework is "
+                "on top and turn \"x % faster\" into a difference the t interval can average. The t "
+                "interval assumes the log ratios are roughly normal, which 3 rounds cannot check: read a "
+                "p near 0.05 as borderline. Only rounds where both frameworks were ok count; n is the "
+                "number of such pairs, and a cell with fewer than 2 has no interval. This follows "
+                "Georges et al. (\"Statistically Rigorous Java Performance Evaluation\", OOPSLA 2007): "
+                "compare with confidence intervals; and pyperf's practice of giving a ratio with its "
+                "spread.")
+    protocol = run.manifest.get("protocol", {}).get("name")
+    why = (f"its protocol, {protocol}, measures each framework's iterations separately" if protocol else
+           "it was made before the interleaved protocol, so each framework's iterations ran separately")
+    if (answers["ratio_low"].isna() & (answers[["aspnet_n", "express_n"]].min(axis=1) < 2)).all():
+        return (f"This run's iterations are not paired ({why}), and each framework has one iteration "
+                "per case: each ratio is one measurement against one, with no interval and no test, and "
+                "cannot be told apart from the machine's drift. The default profile (3 interleaved "
+                "rounds) gives the answer with its uncertainty.")
+    return (f"This run's iterations are not paired ({why}), so each ratio is of the two frameworks' "
+            "means over independent groups of iterations, with a delta-method 95 % interval on the log "
+            "scale (Welch degrees of freedom), and significance is the test of the tables below "
+            "(Mann-Whitney U, or Welch's t with 2-3 iterations a side). This is weaker than a paired "
+            "comparison: drift of the shared machine between one framework's iterations and the other's "
+            "widens the interval, or, if it hit one framework more, moves the ratio itself.")
+
+
+def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Path) -> None:
+    doc.heading(2, "The answer: ASP.NET Core / Express.js, per case")
+    doc.para(method_text(run, answers))
+    used = sorted({f for flags in answers["load_flags"] for f in flags.split(";") if f})
+    doc.bullets([
+        "Each value is the ratio A/E = ASP.NET Core / Express.js with its 95 % interval in brackets. "
+        "Throughput: above 1 means ASP.NET Core served more requests per second, below 1 that Express.js "
+        "did. p95 response time, CPU and memory: below 1 means ASP.NET Core was faster or used less, "
+        "above 1 that Express.js did. The grey band in the figures is within 10 % of 1.",
+        f"{answer.SIGNIFICANT} (bold in the HTML page, filled blue in the figures): significant, p < "
+        f"{ALPHA}, so the interval excludes 1. Without it, this run cannot tell the two frameworks apart "
+        "at that level.",
+        f"{answer.FLAGGED} after a case (grey in the table, hollow markers in the figures): at least one "
+        "iteration of either framework in that case was flagged "
+        + " or ".join(answer.LOAD_FLAGS) + ". " + " ".join(
+            f"{f.capitalize()}: {answer.LOAD_FLAGS[f]}." for f in answer.LOAD_FLAGS)
+        + " Such a case measured a lighter load than its name says." + ("" if used else
+                                                                         " No case of this run is flagged."),
+        "CPU is the app's mean CPU over the measured window; memory its peak resident set (RSS). Mean "
+        "and p99 response time, and every cell's p and n, are in tables/answer.csv.",
+    ])
+    for api in apis:
+        title = "REST" if api == "rest" else "GraphQL"
+        doc.heading(3, title)
+        if answers[answers["api"] == api].empty:
+            lacking = " and ".join(tables.unmeasured(run)[api]) or "one of the frameworks"
+            doc.para(f"No {title} case has both frameworks measured: {lacking} has no ok {title} iteration.")
+            continue
+        table, classes = answer.display(answers, api)
+        doc.table(table, f"{title}: A/E per case, 95 % interval; {answer.SIGNIFICANT} significant, "
+                         f"{answer.FLAGGED} load-flagged case", classes)
+        path = figures.forest(run, answers, api, figs / f"answer_{api}.png")
+        doc.figure(path, f"{title}: A/E per case and metric, with 95 % intervals, on a log axis (0.5 and 2 "
+                         "are equally far from 1).")
+
+
+def run_section(doc: Doc, run: Run, status: pd.DataFrame) -> None:
+    doc.heading(2, "The run")
     m = run.manifest
     machine = m.get("machine", {})
     doc.para(f"Profile {m.get('profile', '?')}; results commit {m.get('git_commit', '?')}"
@@ -145,20 +249,35 @@ def intro(doc: Doc, run: Run, status: pd.DataFrame, problems: pd.DataFrame) -> N
         "t-interval of that mean across iterations; (n=1) means a single iteration, so no interval.",
         "† k: k of the iterations behind the value were flagged as untrustworthy by the run "
         "(e.g. errors, a saturated load generator); they are included, so weigh the value accordingly.",
-        f"Significance (ASP.NET Core vs Express.js, two-sided, alpha = {ALPHA}): Mann-Whitney U on "
-        "per-iteration values; Welch's t-test when there are only 2-3 iterations on a side (Mann-Whitney "
-        "cannot reach p < 0.05 there); with 1 iteration it cannot be judged.",
+        significance_text(run),
         "CPU % is of one core, as top prints it: 100 % = one core busy, "
         f"{100 * run.cores} % = this whole {run.cores}-core machine.",
     ])
     doc.heading(2, "Iterations")
     doc.table(status.rename(columns={"framework": "Framework", "api": "API"}),
-              "Iterations per framework and API (flagged is a subset of ok)")
-    if not problems.empty:
-        doc.table(problems, "Iterations excluded from the statistics (failed, excluded) or flagged")
+              "Iterations per framework and API (flagged is a subset of ok; the appendix lists them)")
     if run.duplicates:
         doc.para(f"summary.csv held {run.duplicates} row(s) for cells that were run again; the last "
                  "row of each cell was used.")
+
+
+def significance_text(run: Run) -> str:
+    if is_paired(run.manifest):
+        return (f"Significance (ASP.NET Core vs Express.js, two-sided, alpha = {ALPHA}): the {PAIRED_TEST} "
+                "of the rounds where both frameworks were ok (see the answer section); with 1 pair it "
+                "cannot be judged. Tables and figures below mark the same test.")
+    return (f"Significance (ASP.NET Core vs Express.js, two-sided, alpha = {ALPHA}): Mann-Whitney U on "
+            "per-iteration values; Welch's t-test when there are only 2-3 iterations on a side "
+            "(Mann-Whitney cannot reach p < 0.05 there); with 1 iteration it cannot be judged.")
+
+
+def appendix(doc: Doc, problems: pd.DataFrame) -> None:
+    doc.heading(2, "Appendix: flagged, excluded and failed iterations")
+    if problems.empty:
+        doc.para("None: every iteration was ok and unflagged.")
+        return
+    doc.table(problems, "Iterations excluded from the statistics (failed, excluded) or flagged, by "
+                        "framework, API (REST first), case and iteration")
 
 
 def load_applied(run: Run, thread_cap: int | None) -> pd.DataFrame | None:
@@ -188,14 +307,16 @@ def tested_as(claim) -> str:
     return f"{claim.test.describe()}, {share}"
 
 
-def verdict_section(doc: Doc, results, checks) -> None:
+def verdict_section(doc: Doc, run: Run, results, checks) -> None:
     doc.heading(2, "Does it reproduce the study? Verdicts per claim")
     doc.para("Every statement of the abstract and of sections 5 and 6 about which framework is faster "
              "or uses less CPU or memory, and where, is a claim below, in the study's words with its "
              "line numbers in the thesis's text. Each is tested per cell (API x case x metric) on the "
-             "ratio A/E = ASP.NET Core / Express.js of the two means (memory as peak RSS), with its 95 % "
-             "interval (from the iterations: delta method on the log scale, Welch degrees of freedom) and "
-             "the significance test of the tables below.")
+             "ratio A/E = ASP.NET Core / Express.js (memory as peak RSS), with its 95 % interval and "
+             + ("significance from the paired rounds, as in the answer section (geometric mean of the "
+                "per-round ratios, t interval and paired t-test on the log ratios)." if is_paired(run.manifest)
+                else "the significance test of the tables below (ratio of the two means, interval by the "
+                     "delta method on the log scale with Welch degrees of freedom)."))
     doc.bullets([
         "Direction (\"faster\", \"higher\"): a cell agrees when the difference is significant and "
         "on the claimed side, opposes when it is significant the other way.",
@@ -214,7 +335,9 @@ def verdict_section(doc: Doc, results, checks) -> None:
         "for \"most\"; for \"up to\" claims the largest ratio, whose interval runs from the largest "
         f"lower end to the largest upper end). Not reproduced: at least "
         f"{verdicts.NOT_REPRODUCED_SHARE * 100:.0f} % of the cells oppose (or the largest ratio lies outside "
-        "the band). Inconclusive: anything else, including no cells in the run.",
+        "the band). Inconclusive: anything else, including no cells in the run; the reason names the "
+        "cells that did not agree. Every claim's cells, each with its ratio, interval, p and outcome: "
+        "tables/claim_cells.csv.",
         "Study's own tables: whether the study's published Tables 1-10 support the claim by the same "
         "test (see the next section). A claim they do not support cannot fairly be expected to "
         "reproduce: \"not reproduced\" beside \"not supported\" says the study's wording went beyond "

@@ -1,0 +1,153 @@
+"""The report's answer section, on the crafted 3-round paired fixture (20250601-120000-quick: both
+APIs, cases 1, 7 and 18; REST case 7 underloaded in two rounds, GraphQL case 1 loadgen_saturated in
+one, ASP.NET Core's GraphQL case 18 failed in round 2) and on the unpaired fixtures."""
+import csv
+import math
+import re
+import shutil
+import statistics
+
+import pandas as pd
+import pytest
+
+from analysis.conftest import FIXTURE_RESULTS, HAND_RUN
+from analysis.report import write_report
+
+PAIRED_RUN = "20250601-120000-quick"
+T2 = 4.302652729911275  # t(0.975, df=2)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    results = tmp_path_factory.mktemp("r") / "results"
+    shutil.copytree(FIXTURE_RESULTS, results)
+    return write_report(results / PAIRED_RUN)
+
+
+def summary_values(api, case, metric) -> dict:
+    """framework -> {round: value} of the ok rows, read straight from summary.csv."""
+    with open(FIXTURE_RESULTS / PAIRED_RUN / "summary.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["api"] == api and r["case"] == str(case) and r["status"] == "ok"]
+    return {fw: {int(r["iteration"]): float(r[metric]) for r in rows if r["framework"] == fw}
+            for fw in ("aspnet", "express")}
+
+
+def answer_row(report, api, case, metric) -> pd.Series:
+    answers = pd.read_csv(report / "tables" / "answer.csv", keep_default_na=False, na_values=[""])
+    return answers.set_index(["api", "case", "metric"]).loc[(api, case, metric)]
+
+
+def test_the_ratio_is_the_geometric_mean_of_the_rounds_with_a_t_interval(report):
+    values = summary_values("rest", 1, "throughput_rps")
+    logs = [math.log(values["aspnet"][r] / values["express"][r]) for r in (1, 2, 3)]
+    mean, half = statistics.mean(logs), T2 * statistics.stdev(logs) / math.sqrt(3)
+    row = answer_row(report, "rest", 1, "throughput_rps")
+    assert math.isclose(row["ratio"], math.exp(mean))
+    assert math.isclose(row["ratio_low"], math.exp(mean - half)) and math.isclose(row["ratio_high"], math.exp(mean + half))
+    assert row["pairs"] == 3 and row["comparison"] == "paired rounds" and row["significant"]
+
+
+def test_a_failed_round_leaves_its_pair_out(report):
+    values = summary_values("graphql", 18, "p95_ms")
+    assert sorted(values["aspnet"]) == [1, 3] and sorted(values["express"]) == [1, 2, 3]
+    logs = [math.log(values["aspnet"][r] / values["express"][r]) for r in (1, 3)]
+    row = answer_row(report, "graphql", 18, "p95_ms")
+    assert row["pairs"] == 2 and math.isclose(row["ratio"], math.exp(statistics.mean(logs)))
+
+
+def test_answer_csv_carries_six_metrics_per_cell_with_the_load_flags(report):
+    answers = pd.read_csv(report / "tables" / "answer.csv", keep_default_na=False)
+    assert list(answers.columns) == [
+        "api", "case", "requests", "rows", "joins", "metric", "ratio", "ratio_low", "ratio_high", "p",
+        "significant", "judged", "pairs", "aspnet_n", "express_n", "load_flags", "comparison", "note"]
+    assert len(answers) == 2 * 3 * 6
+    assert list(answers["metric"][:6]) == ["throughput_rps", "mean_ms", "p95_ms", "p99_ms", "cpu_mean_pct", "rss_peak_mb"]
+    flags = answers.groupby(["api", "case"])["load_flags"].first().to_dict()
+    assert flags == {("graphql", 1): "loadgen_saturated", ("graphql", 7): "", ("graphql", 18): "",
+                     ("rest", 1): "", ("rest", 7): "underloaded", ("rest", 18): ""}
+
+
+def test_the_answer_opens_the_report(report):
+    text = (report / "report.md").read_text()
+    headings = re.findall(r"^(##+ .*)$", text, re.M)
+    assert headings[:4] == ["## The answer: ASP.NET Core / Express.js, per case", "### REST", "### GraphQL",
+                            "## The run"]
+    before = text[:text.index("## The answer")]
+    assert "3 interleaved rounds" in before
+    assert "3 iterations flagged, 0 excluded, 1 failed: see the appendix." in before
+    answer = text[text.index("## The answer"):text.index("## The run")]
+    assert "paired t-test on the log ratios" in answer and "smallest two-sided p with 3 pairs is 0.25" in answer
+    assert "above 1 means ASP.NET Core served more requests per second" in answer
+    assert answer.index("**REST: A/E per case") < answer.index("(figures/answer_rest.png)") \
+        < answer.index("**GraphQL: A/E per case") < answer.index("(figures/answer_graphql.png)")
+    page = (report / "index.html").read_text()
+    assert page.index("<table>") < page.index("<img") < page.index("<h2>The run</h2>")
+    assert page.index("<caption>REST: A/E per case") < page.index("<h2>The run</h2>")
+
+
+def markdown_row(text: str, start: str) -> list[str]:
+    row = next(line for line in text.splitlines() if line.startswith(start))
+    return [c.strip() for c in row.strip("|").split("|")]
+
+
+def test_significant_and_load_flagged_cells_are_marked(report):
+    text = (report / "report.md").read_text()
+    answer = text[text.index("## The answer"):text.index("## The run")]
+    rest = answer[answer.index("### REST"):answer.index("### GraphQL")]
+    graphql = answer[answer.index("### GraphQL"):]
+    assert markdown_row(rest, "| case 1:")[1:] == ["1.28 [1.15, 1.43] *", "0.68 [0.65, 0.71] *",
+                                                   "1.11 [0.86, 1.43]", "1.46 [1.31, 1.63] *", "3 pairs", "–"]
+    assert markdown_row(rest, "| case 7:")[0] == "case 7: 250 users, 1 row, no join ‡"
+    assert markdown_row(rest, "| case 7:")[-1] == "underloaded"
+    assert markdown_row(graphql, "| case 1:")[-1] == "loadgen_saturated"
+    assert markdown_row(graphql, "| case 18:")[-2] == "2 pairs"
+    assert "Underloaded: fewer than half of JMeter's threads had a request in flight" in answer
+    assert "Loadgen_saturated: JMeter used 90 % or more of its cores" in answer
+    page = (report / "index.html").read_text()
+    assert '<td class="significant">1.28 [1.15, 1.43] *</td>' in page
+    assert '<td class="load-flagged">case 7: 250 users, 1 row, no join ‡</td>' in page
+    assert '<td class="significant load-flagged">1.47 [1.12, 1.92] *</td>' in page
+
+
+def test_the_appendix_is_last_and_sorted(report):
+    text = (report / "report.md").read_text()
+    headings = re.findall(r"^## (.*)$", text, re.M)
+    assert headings[-1] == "Appendix: flagged, excluded and failed iterations"
+    appendix = text[text.index("## Appendix"):]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in appendix.splitlines()
+            if line.startswith("| aspnet") or line.startswith("| express")]
+    assert [r[:5] for r in rows] == [["aspnet", "rest", "7", "3", "ok"], ["aspnet", "graphql", "1", "3", "ok"],
+                                     ["aspnet", "graphql", "18", "2", "failed"], ["express", "rest", "7", "2", "ok"]]
+    assert rows[2][-1] == "app did not answer /healthz within 60 s"
+    assert "| aspnet | rest | 7 |" not in text[:text.index("## Appendix")]
+
+
+def test_no_claim_is_inconclusive_for_lack_of_rounds(report):
+    verdicts = pd.read_csv(report / "tables" / "verdicts.csv")
+    assert set(verdicts["verdict"]) <= {"reproduced", "not reproduced", "inconclusive"}
+    assert not verdicts["explanation"].str.contains("cannot be judged|n=1|iteration").any()
+    assert (verdicts["cannot_be_judged"] == 0).all()
+    row = verdicts.set_index("claim").loc["rest-cpu-aspnet-higher"]
+    assert row["verdict"] == "inconclusive" and row["explanation"].startswith(
+        "3 not significant; not significant: case 1 (A/E 1.11 [0.86, 1.43])")
+    cells = pd.read_csv(report / "tables" / "claim_cells.csv")
+    assert set(cells[cells["claim"] == "rest-cpu-aspnet-higher"]["case"]) == {1, 7, 18}
+
+
+def test_an_unpaired_run_says_its_answer_rests_on_independent_groups(results):
+    text = (write_report(results / HAND_RUN) / "report.md").read_text()
+    answer = text[text.index("## The answer"):text.index("## The run")]
+    assert "not paired (it was made before the interleaved protocol" in answer
+    assert "independent groups of iterations" in answer and "weaker than a paired comparison" in answer
+    answers = pd.read_csv(results / HAND_RUN / "report" / "tables" / "answer.csv")
+    assert set(answers["comparison"]) == {"independent groups"} and answers["pairs"].isna().all()
+
+
+def test_a_run_of_one_iteration_has_an_answer_without_intervals(run_dir):
+    summary = run_dir / "summary.csv"
+    lines = summary.read_text().splitlines()
+    summary.write_text("\n".join([lines[0]] + [line for line in lines[1:] if line.split(",")[6] == "1"]) + "\n")
+    text = (write_report(run_dir) / "report.md").read_text()
+    answer = text[text.index("## The answer"):text.index("## The run")]
+    assert "one iteration per case: each ratio is one measurement against one, with no interval" in answer
+    assert "(n=1 iteration)" in markdown_row(answer, "| case 1:")[1]

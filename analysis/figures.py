@@ -227,16 +227,19 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path) -> Path:
                    label=f"{FLAGGED} load-flagged case"),
         Patch(color="#eeeeee", label=f"within {MARGIN * 100:.0f} % of 1"),
     ]
-    top = 1 - 0.6 / fig.get_figheight()  # title and legend take a fixed height, whatever the cases
-    fig.suptitle(f"{API_TITLE[api]}: ASP.NET Core / Express.js (A/E) per case, with 95 % intervals",
-                 y=0.995, fontsize=11)
-    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=9, frameon=False,
-               bbox_to_anchor=(0.5, 1 - 0.3 / fig.get_figheight()))
     used = sorted({f for flags in flagged for f in str(flags).split(";") if f})
     bottom = footnote(fig, " ".join(["Cases as number: users/rows, /J = with a join; ratios from "
                                      f"{part['comparison'].iloc[0]}."]
                                     + [f"{FLAGGED} {f}: {LOAD_FLAGS[f]}." for f in used]))
-    fig.tight_layout(rect=(0, bottom, 1, top))
+    # Laid out before the title and legend exist, then lowered by their fixed height: tight_layout
+    # would otherwise leave a gap under them that grows with the figure.
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    height = fig.get_figheight()
+    fig.subplots_adjust(top=1 - 0.85 / height)
+    fig.suptitle(f"{API_TITLE[api]}: ASP.NET Core / Express.js (A/E) per case, with 95 % intervals",
+                 y=1 - 0.05 / height, fontsize=11)
+    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=9, frameon=False,
+               bbox_to_anchor=(0.5, 1 - 0.3 / height))
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path

@@ -152,26 +152,42 @@ def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame) -> None
              "No iteration was flagged, excluded or failed.")
 
 
-def method_text(run: Run, answers: pd.DataFrame) -> str:
+def basis(run: Run, answers: pd.DataFrame) -> str:
+    """What the answer's ratios rest on: paired rounds, independent groups, or single iterations."""
     if is_paired(run.manifest):
-        return ("Paired rounds: in each round both frameworks ran seconds apart, so each round gives "
-                "one ratio A/E in which the drift of the shared machine that both felt cancels. The "
-                "ratio shown is the geometric mean of the per-round ratios; its 95 % interval is the "
-                "Student t interval of the mean log ratio, exponentiated; significance is the paired "
-                "t-test on the log ratios (two-sided, alpha 0.05), which can reach significance with 3 "
-                "rounds (the Wilcoxon signed-rank test cannot: its smallest two-sided p with 3 pairs is "
-                f"{wilcoxon_smallest_p(3):.2f}). Logs make the interval the same whichever framework is "
-                "on top and turn \"x % faster\" into a difference the t interval can average. The t "
-                "interval assumes the log ratios are roughly normal, which 3 rounds cannot check: read a "
-                "p near 0.05 as borderline. Only rounds where both frameworks were ok count; n is the "
-                "number of such pairs, and a cell with fewer than 2 has no interval. This follows "
-                "Georges et al. (\"Statistically Rigorous Java Performance Evaluation\", OOPSLA 2007): "
-                "compare with confidence intervals; and pyperf's practice of giving a ratio with its "
-                "spread.")
+        return "paired"
+    single = answers["ratio_low"].isna() & (answers[["aspnet_n", "express_n"]].min(axis=1) < 2)
+    return "single" if single.all() else "independent"
+
+
+# One line above the tables, so a reader knows how far to trust them before reading them.
+BASIS_LINE = {
+    "paired": "From paired rounds: both frameworks measured back to back in each round.",
+    "independent": "From independent groups of iterations, not paired rounds: weaker, see below.",
+    "single": "From one iteration per framework: no intervals and no tests, see below.",
+}
+
+
+def method_text(run: Run, kind: str) -> str:
+    if kind == "paired":
+        return ("In each round both frameworks ran seconds apart, in a seeded random order, so each "
+                "round gives one ratio A/E in which the drift of the shared machine that both felt "
+                "cancels. The ratio shown is the geometric mean of the per-round ratios; its 95 % "
+                "interval is the Student t interval of the mean log ratio, exponentiated; significance "
+                "is the paired t-test on the log ratios (two-sided, alpha 0.05), which can reach "
+                "significance with 3 rounds (the Wilcoxon signed-rank test cannot: its smallest "
+                f"two-sided p with 3 pairs is {wilcoxon_smallest_p(3):.2f}). Logs make the interval the "
+                "same whichever framework is on top and turn \"x % faster\" into a difference the t "
+                "interval can average. The t interval assumes the log ratios are roughly normal, which 3 "
+                "rounds cannot check: read a p near 0.05 as borderline. Only rounds where both "
+                "frameworks were ok count; n is the number of such pairs, and a cell with fewer than 2 "
+                "has no interval. This follows Georges et al. (\"Statistically Rigorous Java Performance "
+                "Evaluation\", OOPSLA 2007): compare with confidence intervals; and pyperf's practice of "
+                "giving a ratio with its spread.")
     protocol = run.manifest.get("protocol", {}).get("name")
     why = (f"its protocol, {protocol}, measures each framework's iterations separately" if protocol else
            "it was made before the interleaved protocol, so each framework's iterations ran separately")
-    if (answers["ratio_low"].isna() & (answers[["aspnet_n", "express_n"]].min(axis=1) < 2)).all():
+    if kind == "single":
         return (f"This run's iterations are not paired ({why}), and each framework has one iteration "
                 "per case: each ratio is one measurement against one, with no interval and no test, and "
                 "cannot be told apart from the machine's drift. The default profile (3 interleaved "
@@ -185,26 +201,14 @@ def method_text(run: Run, answers: pd.DataFrame) -> str:
 
 
 def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Path) -> None:
+    """The tables and figures first, with one line on how to read them; the flags and the method
+    after them, for the reader who wants to know why."""
+    kind = basis(run, answers)
     doc.heading(2, "The answer: ASP.NET Core / Express.js, per case")
-    doc.para(method_text(run, answers))
-    used = sorted({f for flags in answers["load_flags"] for f in flags.split(";") if f})
-    doc.bullets([
-        "Each value is the ratio A/E = ASP.NET Core / Express.js with its 95 % interval in brackets. "
-        "Throughput: above 1 means ASP.NET Core served more requests per second, below 1 that Express.js "
-        "did. p95 response time, CPU and memory: below 1 means ASP.NET Core was faster or used less, "
-        "above 1 that Express.js did. The grey band in the figures is within 10 % of 1.",
-        f"{answer.SIGNIFICANT} (bold in the HTML page, filled blue in the figures): significant, p < "
-        f"{ALPHA}, so the interval excludes 1. Without it, this run cannot tell the two frameworks apart "
-        "at that level.",
-        f"{answer.FLAGGED} after a case (grey in the table, hollow markers in the figures): at least one "
-        "iteration of either framework in that case was flagged "
-        + " or ".join(answer.LOAD_FLAGS) + ". " + " ".join(
-            f"{f.capitalize()}: {answer.LOAD_FLAGS[f]}." for f in answer.LOAD_FLAGS)
-        + " Such a case measured a lighter load than its name says." + ("" if used else
-                                                                         " No case of this run is flagged."),
-        "CPU is the app's mean CPU over the measured window; memory its peak resident set (RSS). Mean "
-        "and p99 response time, and every cell's p and n, are in tables/answer.csv.",
-    ])
+    doc.para("A/E = ASP.NET Core / Express.js, with its 95 % interval. Throughput above 1: ASP.NET Core "
+             "served more requests per second. p95 response time, CPU and memory below 1: ASP.NET Core "
+             f"was faster or used less; above 1: Express.js did. {answer.SIGNIFICANT} significant (p < "
+             f"{ALPHA}); {answer.FLAGGED} load-flagged case (explained below). {BASIS_LINE[kind]}")
     for api in apis:
         title = "REST" if api == "rest" else "GraphQL"
         doc.heading(3, title)
@@ -218,6 +222,23 @@ def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], f
         path = figures.forest(run, answers, api, figs / f"answer_{api}.png")
         doc.figure(path, f"{title}: A/E per case and metric, with 95 % intervals, on a log axis (0.5 and 2 "
                          "are equally far from 1).")
+    used = sorted({f for flags in answers["load_flags"] for f in flags.split(";") if f})
+    doc.heading(3, "How to read the answer")
+    doc.bullets([
+        f"{answer.SIGNIFICANT} (bold in the HTML page, filled blue in the figures): significant, p < "
+        f"{ALPHA}, so the interval excludes 1. Without it, this run cannot tell the two frameworks apart "
+        "at that level. The grey band in the figures is within 10 % of 1.",
+        f"{answer.FLAGGED} after a case (grey in the table, hollow markers in the figures): at least one "
+        "iteration of either framework in that case was flagged "
+        + " or ".join(answer.LOAD_FLAGS) + ". " + " ".join(
+            f"{f.capitalize()}: {answer.LOAD_FLAGS[f]}." for f in answer.LOAD_FLAGS)
+        + " Such a case measured a lighter load than its name says." + ("" if used else
+                                                                         " No case of this run is flagged."),
+        "CPU is the app's mean CPU over the measured window; memory its peak resident set (RSS). Mean "
+        "and p99 response time, and every cell's p and n, are in tables/answer.csv.",
+    ])
+    doc.heading(3, "How the ratios were computed, and why")
+    doc.para(method_text(run, kind))
 
 
 def run_section(doc: Doc, run: Run, status: pd.DataFrame) -> None:

@@ -70,14 +70,16 @@ def test_answer_csv_carries_six_metrics_per_cell_with_the_load_flags(report):
 def test_the_answer_opens_the_report(report):
     text = (report / "report.md").read_text()
     headings = re.findall(r"^(##+ .*)$", text, re.M)
-    assert headings[:4] == ["## The answer: ASP.NET Core / Express.js, per case", "### REST", "### GraphQL",
+    assert headings[:6] == ["## The answer: ASP.NET Core / Express.js, per case", "### REST", "### GraphQL",
+                            "### How to read the answer", "### How the ratios were computed, and why",
                             "## The run"]
     before = text[:text.index("## The answer")]
     assert "3 interleaved rounds" in before
     assert "3 iterations flagged, 0 excluded, 1 failed: see the appendix." in before
     answer = text[text.index("## The answer"):text.index("## The run")]
     assert "paired t-test on the log ratios" in answer and "smallest two-sided p with 3 pairs is 0.25" in answer
-    assert "above 1 means ASP.NET Core served more requests per second" in answer
+    assert "Throughput above 1: ASP.NET Core served more requests per second" in answer
+    assert answer.index("### REST") < answer.index("### How the ratios were computed")
     assert answer.index("**REST: A/E per case") < answer.index("(figures/answer_rest.png)") \
         < answer.index("**GraphQL: A/E per case") < answer.index("(figures/answer_graphql.png)")
     page = (report / "index.html").read_text()

@@ -226,8 +226,11 @@ def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], f
     doc.heading(3, "How to read the answer")
     doc.bullets([
         f"{answer.SIGNIFICANT} (bold in the HTML page, filled blue in the figures): significant, p < "
-        f"{ALPHA}, so the interval excludes 1. Without it, this run cannot tell the two frameworks apart "
-        "at that level. The grey band in the figures is within 10 % of 1.",
+        f"{ALPHA}" + (", so the interval excludes 1" if kind == "paired" else
+                      " by the test of the study's tables below, which is not the one behind the interval, "
+                      "so at the edge the two can disagree")
+        + ". Without it, this run cannot tell the two frameworks apart at that level. The grey band in "
+        "the figures is within 10 % of 1.",
         f"{answer.FLAGGED} after a case (grey in the table, hollow markers in the figures): at least one "
         "iteration of either framework in that case was flagged "
         + " or ".join(answer.LOAD_FLAGS) + ". " + " ".join(

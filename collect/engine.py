@@ -1,31 +1,33 @@
-"""The run engine behind `./testbed run`: works through a run's items in their recorded order,
-(re)starting each app when its block or the profile asks for it (DESIGN §5, §7).
+"""The run engine behind `./testbed run`: works through a run's items in their recorded order, a
+batch at a time (collect/batch.py: one JMeter process measures a batch's items one after another),
+starting each app when it is first needed and, in the study's protocol, afresh for every case
+(DESIGN §5, §7).
 
 A folder that exists belongs to a finished item or to an attempt that was cut short; the latter is
 moved under `interrupted/` before it is redone, so nothing is ever overwritten.
 """
 import json
 import os
-import shutil
 import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import NamedTuple
 
 from benchlib import apps
 from benchlib import database as managed_db
 from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
-from benchlib.jtl import JTL_FIELDS, summarize
+from benchlib.jtl import JTL_FIELDS, summarize, window_bounds
 from benchlib.paths import DEFAULT_RESULTS
-from benchlib.processes import stop_group
-from benchlib.results import (JTL, MANIFEST, RUN_JSON, STATE, SUMMARY, append_summary, item_key,
-                              parse_item_key, summary_row, summary_rows)
+from benchlib.processes import alive, stop_group
+from benchlib.results import (JTL, MANIFEST, PROC, RUN_JSON, STATE, SUMMARY, append_summary,
+                              item_key, parse_item_key, summary_row, summary_rows)
+from collect import batch as batches
 from collect import item_stats, pinning
-from collect.item import (RunningApp, copy_log, log_tail, measure, new_record, outcome_line,
-                          sampled_pid, trimmed_stats)
+from collect.batch import Batch, Slot
+from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, log_tail, new_record, outcome_line,
+                          sampled_pid)
 from collect.profiles import Profile
 from collect.progress import Progress, final_report
 from collect.run_manifest import loaded_report, now_iso
@@ -44,15 +46,14 @@ class AppFailed(Exception):
         self.tail = tail
 
 
-class Block(NamedTuple):
-    """What one app process serves in a row when the profile restarts per block."""
-    framework: str
-    api: str
-    iteration: int
-
-
-def block_of(item: dict) -> Block:
-    return Block(item["framework"], item["api"], item["iteration"])
+class BatchEnd:
+    """How a batch ended: its first `finished` measurements ran to their end; `reason` says why
+    the one after them (if any) was cut, `failed` whether that makes it a failure or a measurement
+    to redo, and `database_down` that the run must stop."""
+    def __init__(self, finished: int, reason: str | None = None, failed: bool = True,
+                 tail: str | None = None, database_down: bool = False):
+        self.finished, self.reason, self.failed = finished, reason, failed
+        self.tail, self.database_down = tail, database_down
 
 
 class RunEngine:
@@ -69,8 +70,7 @@ class RunEngine:
         self.cpus = self.pinning.get("cpus", {}) if self.pinning.get("applied") else {}
         known = cases()
         self.items = [parse_item_key(k, known) for k in manifest["order"]]
-        self.app: RunningApp | None = None
-        self.block: Block | None = None   # what the running app has served
+        self.apps: dict[str, RunningApp] = {}
         self.loaded: dict[str, dict | None] = {}   # framework -> what its running app reported
         self.pinned_db: int | None = None          # the database pid whose threads were moved
 
@@ -122,29 +122,26 @@ class RunEngine:
     # --- the loop --------------------------------------------------------------------------------
     def execute(self) -> int:
         todo = [item for item in self.items if not self.finished(item)]
-        for item in todo:
-            self.set_aside(item)
+        self.set_aside_unfinished()
         self.reconcile_summary()
         progress = Progress(len(self.items), len(self.items) - len(todo), self.estimate(), self.stream)
         self.set_state("running")
-        current = None
         try:
-            for index, item in enumerate(todo):
-                current = item
-                progress.start(f"{item_key(item)} ({item['requests']} req, {item['rows']} rows, "
-                               f"{'join' if item['joins'] else 'no join'})")
-                following = todo[index + 1] if index + 1 < len(todo) else None
-                progress.finish(self.run_item(item, progress, following))
+            for item in [i for i in todo if not self.serves(i)]:
+                progress.result(item_key(item), self.exclude(item))
+            todo = [i for i in todo if self.serves(i)]
+            while todo:
+                self.run_batch(self.next_batch(todo), progress)
                 self.set_state("running")
-            current = None
+                todo = [item for item in todo if not self.finished(item)]
         except KeyboardInterrupt:
-            self.abandon(current)
+            self.abandon()
             self.set_state("interrupted", "Ctrl-C")
             progress.note(f"run: interrupted; resume with ./testbed run --resume {self.dir.name}"
                           + self.results_dir_hint())
             return 130
         except (DatabaseDown, UserError) as e:  # e.g. the app's port taken by someone else
-            self.abandon(current)
+            self.abandon()
             self.set_state("stopped", str(e))
             fix = "start the database (./testbed db start)" if isinstance(e, DatabaseDown) else "fix that"
             progress.note(f"run: stopped: {e}")
@@ -152,24 +149,35 @@ class RunEngine:
                           f"./testbed run --resume {self.dir.name}{self.results_dir_hint()}")
             return 3
         finally:
-            self.stop_app()
+            self.stop_apps()
             if self.pinned_db:
                 pinning.pin_threads(self.pinned_db, sorted(os.sched_getaffinity(0)))
         self.set_state("complete")
         final_report(self.dir.name, len(self.items), summary_rows(self.dir / SUMMARY), self.stream)
         return 0
 
-    def abandon(self, item: dict | None) -> None:
-        self.stop_app()
-        if item is not None and not self.finished(item):
-            self.set_aside(item)
+    def set_aside_unfinished(self) -> None:
+        for item in self.items:
+            if not self.finished(item):
+                self.set_aside(item)
+
+    def abandon(self) -> None:
+        self.stop_apps()
+        self.set_aside_unfinished()
 
     def estimate(self) -> float:
         p = self.profile
-        return p.rampup_s + p.warmup_s + p.duration_s + (6 if p.restart == "case" else 4)
+        return p.rampup_s + p.warmup_s + p.duration_s + (6 if p.restart == "case" else 1)
+
+    def next_batch(self, todo: list[dict]) -> list[dict]:
+        """What one JMeter process measures: the rest of the current round, or, when every case
+        gets a fresh app, one item."""
+        if self.profile.restart == "case":
+            return todo[:1]
+        return [item for item in todo if item["iteration"] == todo[0]["iteration"]]
 
     def database_pid(self) -> int | None:
-        """Read again per item: the managed server may have been restarted since. An external
+        """Read again per batch: the managed server may have been restarted since. An external
         server is not ours to sample."""
         pid = managed_db.server_pid() if self.db.managed else None
         if pid and self.cpus.get("db") and pid != self.pinned_db:
@@ -182,15 +190,15 @@ class RunEngine:
             raise DatabaseDown(f"the database ({self.db.describe()}) "
                                + (f"went down during {during}" if during else "is not answering"))
 
-    # --- the app ---------------------------------------------------------------------------------
-    def needs_fresh_app(self, item: dict) -> bool:
-        alive = self.app is not None and self.app.framework == item["framework"] \
-            and self.app.proc.poll() is None
-        return self.profile.restart == "case" or not alive or self.block != block_of(item)
+    # --- the apps --------------------------------------------------------------------------------
+    def serves(self, item: dict) -> bool:
+        return item["api"] in apps.served_apis(self.frameworks[item["framework"]])
 
-    def keeps_app_after(self, item: dict, following: dict | None) -> bool:
-        return self.profile.restart != "case" and following is not None \
-            and block_of(following) == block_of(item)
+    def ensure_app(self, name: str) -> None:
+        app = self.apps.get(name)
+        if app is None or app.proc.poll() is not None:
+            self.apps.pop(name, None)
+            self.start_app(name)
 
     def start_app(self, name: str) -> None:
         framework = self.frameworks[name]
@@ -205,7 +213,7 @@ class RunEngine:
         except UserError as e:
             stop_group(proc)
             raise AppFailed(f"{name} did not become ready: {e}", log_tail(log)) from None
-        self.app = RunningApp(name, proc, log, sampled_pid(framework, proc))
+        self.apps[name] = RunningApp(name, proc, log, sampled_pid(framework, proc))
         self.record_loaded(name, loaded_report(log))
 
     def record_loaded(self, name: str, loaded: dict | None) -> None:
@@ -217,78 +225,181 @@ class RunEngine:
             entry["loaded"] = loaded
             write_json(self.dir / MANIFEST, self.manifest)
 
-    def stop_app(self) -> None:
-        if self.app:
-            stop_group(self.app.proc)
-            self.app = None
+    def stop_apps(self) -> None:
+        for app in self.apps.values():
+            stop_group(app.proc)
+        self.apps.clear()
+
+    def exited_app(self, names) -> tuple[str, int] | None:
+        for name in names:
+            code = self.apps[name].proc.poll()
+            if code is not None:
+                return name, code
+        return None
+
+    # --- one batch -------------------------------------------------------------------------------
+    def run_batch(self, items: list[dict], progress: Progress) -> None:
+        """Measures `items` with one JMeter process; each that ran to its end is recorded, and one
+        cut by a fault is failed or left to redo. Raises DatabaseDown and KeyboardInterrupt once
+        what finished is recorded."""
+        if self.profile.restart == "case":
+            self.stop_apps()
+        for name in dict.fromkeys(item["framework"] for item in items):
+            try:
+                self.ensure_app(name)
+            except AppFailed as e:
+                self.check_database()
+                first = next(item for item in items if item["framework"] == name)
+                progress.result(item_key(first), self.fail_unstarted(first, str(e), e.tail))
+                items = [item for item in items if item["framework"] != name]
+        if not items:
+            return
+        self.check_database()
+        batch = Batch(batches.new_folder(self.dir),
+                      [Slot(item, item["framework"], apps.port(self.frameworks[item["framework"]]))
+                       for item in items], time.time())
+        db_pid = self.database_pid()
+        targets = {f"app:{name}": app.pid for name, app in self.apps.items()}
+        if db_pid:
+            targets["db"] = db_pid
+        marks: list[dict] = []
+        try:
+            batches.start(batch, apps.HOST, self.profile, self.jmeter, targets, self.cpus.get("jmeter"))
+            end = self.watch(batch, db_pid, marks, progress)
+        except KeyboardInterrupt:
+            batch.stop()
+            self.keep(batch, marks, self.finished_before_cut(batch, marks), progress)
+            raise
+        finally:
+            batch.stop()
+        self.keep(batch, marks, end.finished, progress)
+        if end.reason and end.finished < len(marks):
+            cut = batch.slots[end.finished].item
+            if end.failed:
+                self.take_files(batch, end.finished, marks)
+                progress.result(item_key(cut), self.record_failure(cut, self.read_record(cut),
+                                                                   end.reason, end.tail))
+            else:
+                self.set_aside(cut)
+        if end.database_down:
+            self.check_database("the batch")
+
+    def finished_before_cut(self, batch: Batch, marks: list) -> int:
+        return len(batch.slots) if batch.jmeter and batch.jmeter.poll() == 0 \
+            and len(marks) == len(batch.slots) else max(0, len(marks) - 1)
+
+    def watch(self, batch: Batch, db_pid: int | None, marks: list, progress: Progress) -> BatchEnd:
+        """Follows JMeter through the batch: opens each item as its thread group starts, and stops
+        JMeter when it exits, an app or the database dies, or a measurement overruns."""
+        p = self.profile
+        deadline = time.monotonic() + p.warmup_s + p.duration_s + JMETER_SLACK_S
+        names = list(dict.fromkeys(s.framework for s in batch.slots))
+        while True:
+            while len(marks) < batch.groups_started():
+                if marks:
+                    progress.advance()
+                self.open_item(batch, len(marks), db_pid, marks)
+                deadline = time.monotonic() + p.warmup_s + p.duration_s + JMETER_SLACK_S
+                slot = batch.slots[len(marks) - 1]
+                progress.start(f"{item_key(slot.item)} ({slot.item['requests']} req, {slot.item['rows']} "
+                               f"rows, {'join' if slot.item['joins'] else 'no join'})")
+            code = batch.jmeter.poll()
+            if code is not None:
+                finished = self.finished_before_cut(batch, marks)
+                if finished == len(marks) and marks:
+                    progress.advance()
+                return BatchEnd(finished, None if finished == len(batch.slots)
+                                else f"JMeter exited with code {code}", tail=log_tail(batch.log))
+            exited = self.exited_app(names)
+            if exited:
+                name, code = exited
+                running = batch.slots[len(marks) - 1].framework if marks else None
+                return BatchEnd(max(0, len(marks) - 1), f"the app exited with code {code} during the case",
+                                failed=running == name, tail=log_tail(self.apps[name].log))
+            if db_pid and not alive(db_pid):
+                return BatchEnd(max(0, len(marks) - 1), "the database went down", failed=False,
+                                database_down=True)
+            if time.monotonic() > deadline:
+                return BatchEnd(max(0, len(marks) - 1), "JMeter did not finish in time and was stopped",
+                                tail=log_tail(batch.log))
+            time.sleep(0.1)
+            progress.phase("warm-up + measure")
 
     # --- one item --------------------------------------------------------------------------------
-    def run_item(self, item: dict, progress: Progress, following: dict | None) -> str:
-        folder = self.item_dir(item)
+    def read_record(self, item: dict) -> dict:
+        return json.loads((self.item_dir(item) / RUN_JSON).read_text())
+
+    def open_item(self, batch: Batch, index: int, db_pid: int | None, marks: list) -> None:
+        """The item JMeter has just begun: its folder, and a run.json that says `running` and who
+        is measured. Also marks where each app's log stands, so the item keeps its own slice."""
+        slot = batch.slots[index]
+        marks.append({name: app.log.stat().st_size if app.log.exists() else 0
+                      for name, app in self.apps.items()})
+        folder = self.item_dir(slot.item)
         folder.mkdir(parents=True)
-        record = new_record(item, self.profile)
-        write_json(folder / RUN_JSON, record)
-        if item["api"] not in apps.served_apis(self.frameworks[item["framework"]]):
-            return self.record_outcome(item, record, "excluded",
-                                       f"{item['framework']} does not implement {item['api']} "
-                                       f"(framework.json apis)", None)
-        try:
-            if self.needs_fresh_app(item):
-                self.stop_app()
-                self.check_database()
-                self.start_app(item["framework"])
-        except AppFailed as e:
-            self.check_database()
-            return self.record_failure(item, record, str(e), e.tail)
-        self.block = block_of(item)
-        app = self.app
-        log_start = app.log.stat().st_size if app.log.exists() else 0
-        db_pid = self.database_pid()
-        record["pids"] = {"app": app.pid, "db": db_pid, "jmeter": None}
-        record["loaded"] = self.loaded.get(app.framework)
+        record = new_record(slot.item, self.profile)
+        record["pids"] = {"app": self.apps[slot.framework].pid, "db": db_pid, "jmeter": batch.jvm}
+        record["loaded"] = self.loaded.get(slot.framework)
+        record["batch"] = {"folder": batch.folder.relative_to(self.dir).as_posix(),
+                           "position": index + 1, "of": len(batch.slots)}
         if not db_pid:
             record["db_sampled"] = False
             record["db_note"] = ("managed server's pid not found: not sampled" if self.db.managed
                                  else "external database server: not sampled")
-        progress.phase("warm-up + measure")
-        t0 = time.time()
-        (folder / "raw").mkdir()
-        m = measure(app, self.frameworks[item["framework"]], item, self.profile, folder, record,
-                    lambda r: write_json(folder / RUN_JSON, r), self.cpus.get("jmeter"), db_pid,
-                    t0, self.jmeter, progress)
-        copy_log(app.log, log_start, folder / "app.log")
-        app_exit = m.app_exit if m.app_exit is not None else app.proc.poll()
-        if app_exit is not None:
-            self.stop_app()
-            shutil.rmtree(folder / "raw")
-            return self.record_failure(item, record, f"the app exited with code {app_exit} during the case",
-                                       log_tail(folder / "app.log"))
-        if m.timed_out:
-            record["jmeter_timeout"] = True
-        if m.jmeter.returncode not in (0, None) or not (folder / JTL).exists() or m.timed_out:
-            shutil.rmtree(folder / "raw")
-            self.check_database(item_key(item))
-            reason = ("JMeter did not finish in time and was stopped" if m.timed_out
-                      else f"JMeter exited with code {m.jmeter.returncode}")
-            return self.record_failure(item, record, reason, log_tail(folder / "jmeter.log"))
+        write_json(folder / RUN_JSON, record)
+
+    def keep(self, batch: Batch, marks: list, finished: int, progress: Progress) -> None:
+        """Records the batch's first `finished` items from the batch's files."""
+        for index in range(finished):
+            item = batch.slots[index].item
+            progress.result(item_key(item), self.finish_item(batch, index, marks))
+
+    def finish_item(self, batch: Batch, index: int, marks: list) -> str:
+        slot = batch.slots[index]
+        item, folder = slot.item, self.item_dir(slot.item)
+        record = self.read_record(item)
+        self.take_files(batch, index, marks)
         summary = summarize(folder / JTL)
         if not summary.get("samples"):
-            shutil.rmtree(folder / "raw")
             self.check_database(item_key(item))
             return self.record_failure(item, record, "no sample finished inside the measured window",
-                                       log_tail(folder / "jmeter.log"), summary)
-        window, stats = trimmed_stats(folder, t0)
+                                       log_tail(batch.log), summary)
         if (summary.get("errors") or 0) > 0:
             self.check_database(item_key(item))
-        threads = record["load"]["threads"]
-        flags = item_stats.flags(summary, stats, m.loadgen_cores, threads)
-        record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=m.loadgen_cores,
+        start, end = window_bounds(folder / JTL)
+        window = {"t0_epoch": batch.t0, "start_s": start - batch.t0, "end_s": end - batch.t0}
+        roles = {f"app:{slot.framework}": "app", "db": "db", "jmeter": "jmeter"}
+        for sampled in sorted(batch.raw.iterdir()):  # proc.csv, and top.csv where top ran
+            item_stats.trim(sampled, folder / sampled.name, window["start_s"], window["end_s"], roles)
+        stats = item_stats.sampler_stats(folder / PROC)
+        flags = item_stats.flags(summary, stats, batch.cores, record["load"]["threads"])
+        record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=batch.cores,
                       window=window, results={**summary, **stats})
         write_json(folder / RUN_JSON, record)
         append_summary(self.dir / SUMMARY, summary_row(item, "ok", flags, summary, stats))
-        if not self.keeps_app_after(item, following):
-            self.stop_app()
         return outcome_line(summary, stats, flags)
+
+    def take_files(self, batch: Batch, index: int, marks: list) -> None:
+        """The item's JTL, out of the batch's folder, and its slice of its app's log."""
+        slot = batch.slots[index]
+        folder = self.item_dir(slot.item)
+        if batch.jtl(index).exists():
+            batch.jtl(index).rename(folder / JTL)
+        app = self.apps.get(slot.framework)
+        if app:
+            end = marks[index + 1].get(slot.framework) if index + 1 < len(marks) else None
+            copy_log(app.log, marks[index][slot.framework], folder / "app.log", end)
+
+    def exclude(self, item: dict) -> str:
+        folder = self.item_dir(item)
+        folder.mkdir(parents=True)
+        return self.record_outcome(item, new_record(item, self.profile), "excluded",
+                                   f"{item['framework']} does not implement {item['api']} "
+                                   f"(framework.json apis)", None)
+
+    def fail_unstarted(self, item: dict, reason: str, tail: str) -> str:
+        self.item_dir(item).mkdir(parents=True)
+        return self.record_failure(item, new_record(item, self.profile), reason, tail)
 
     def record_failure(self, item, record, reason, tail, summary=None) -> str:
         self.record_outcome(item, record, "failed", reason, tail, summary)

@@ -1,7 +1,6 @@
 """From one item's sampler files to its CPU and memory figures, and the flags that say when its
 numbers should not be trusted."""
 import csv
-import os
 from pathlib import Path
 
 SATURATION = 0.90  # JMeter busy on this share of the cores it had, on average over the window
@@ -16,16 +15,17 @@ def mem_total_kb() -> int:
         return int(next(line for line in f if line.startswith("MemTotal:")).split()[1])
 
 
-def trim(raw: Path, final: Path, start_s: float, end_s: float) -> None:
-    """Keep the sampler rows inside the measured window, with t_s counted from its start."""
+def trim(raw: Path, final: Path, start_s: float, end_s: float, roles: dict | None = None) -> None:
+    """Keep the sampler rows inside the measured window, with t_s counted from its start. With
+    `roles` (sampled role -> role written), only those roles, renamed: a batch samples every app
+    as app:<framework>, and each item keeps its own app as `app`."""
     with open(raw) as src, open(final, "w", newline="") as dst:
         reader = csv.reader(src)
         writer = csv.writer(dst, lineterminator="\n")
         writer.writerow(next(reader, []))
         for row in reader:
-            if len(row) > 1 and start_s <= float(row[0]) <= end_s:
-                writer.writerow([f"{float(row[0]) - start_s:.3f}", *row[1:]])
-    os.remove(raw)
+            if len(row) > 2 and start_s <= float(row[0]) <= end_s and (roles is None or row[1] in roles):
+                writer.writerow([f"{float(row[0]) - start_s:.3f}", roles[row[1]] if roles else row[1], *row[2:]])
 
 
 def sampler_stats(proc_csv: Path) -> dict:

@@ -1,13 +1,14 @@
-"""The order a run measures its items in: shuffled from a recorded seed."""
+"""The order a run measures its items in, drawn from a recorded seed."""
 import random
 
 from benchlib.results import item_key
 
 
 def order(frameworks, apis, case_numbers, iterations, restart, seed) -> list[str]:
-    """Shuffled within each iteration so slow drift (thermal, other load) favours no one. When the
-    app is restarted per framework x API block rather than per case, blocks stay whole: the
-    blocks are shuffled, then the cases inside each."""
+    """Interleaved rounds when the apps serve the whole run: each round shuffles its (API, case)
+    slots, and in each slot the frameworks run back to back in a random order, so a shared
+    machine's drift hits every framework alike and each slot is a pair. With a fresh app per
+    case (the study's protocol) each iteration is shuffled whole."""
     rng = random.Random(seed)
     out = []
     for iteration in range(1, iterations + 1):
@@ -15,13 +16,9 @@ def order(frameworks, apis, case_numbers, iterations, restart, seed) -> list[str
             combos = [(f, a, c) for f in frameworks for a in apis for c in case_numbers]
             rng.shuffle(combos)
         else:
-            blocks = [(f, a) for f in frameworks for a in apis]
-            rng.shuffle(blocks)
-            combos = []
-            for f, a in blocks:
-                inner = list(case_numbers)
-                rng.shuffle(inner)
-                combos += [(f, a, c) for c in inner]
+            slots = [(a, c) for a in apis for c in case_numbers]
+            rng.shuffle(slots)
+            combos = [(f, a, c) for a, c in slots for f in rng.sample(list(frameworks), len(frameworks))]
         out += [item_key({"framework": f, "api": a, "case": c, "iteration": iteration})
                 for f, a, c in combos]
     return out

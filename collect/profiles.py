@@ -11,8 +11,27 @@ class Profile:
     warmup_s: float       # load before the measured window, excluded from statistics
     duration_s: float     # the measured window
     thread_cap: int | None  # None: the case's own request count (the study's load)
-    restart: str          # "case": a fresh app per case (the study); "block": per framework x API
+    restart: str          # "case": a fresh app per case (the study); "run": apps serve the whole run
     jmeter_env: dict = field(default_factory=dict)  # HEAP / JVM_ARGS for JMeter's launcher
+
+    @property
+    def paired(self) -> bool:
+        """Rounds whose frameworks run back to back on apps that serve the whole run (DESIGN §5)."""
+        return self.restart == "run"
+
+    def protocol(self) -> dict:
+        """How the run measures, as its manifest records it (and analysis reads it)."""
+        if self.paired:
+            return {"name": "interleaved-rounds", "paired": True, "rounds": self.iterations,
+                    "order": "each round shuffles its (API, case) slots; in each slot the frameworks "
+                             "run back to back in a random order (seeded)",
+                    "apps": "started once; each serves the whole run (restarted only if it exits)",
+                    "jmeter": "one JMeter process per round (a batch): one thread group per "
+                              "measurement, run one after another, each with its own clock"}
+        return {"name": "per-case-restart", "paired": False, "rounds": self.iterations,
+                "order": "each iteration shuffles its framework x API x case items (seeded)",
+                "apps": "a fresh app for every case, as the study did",
+                "jmeter": "one JMeter process per measurement"}
 
     def threads(self, requests: int) -> int:
         return min(requests, self.thread_cap) if self.thread_cap else requests
@@ -33,15 +52,17 @@ class Profile:
 PROFILES = {
     "smoke": Profile(
         "smoke", "every framework x API x case once, tiny loads: proves the pipeline end to end (CI)",
-        iterations=1, rampup_s=0, warmup_s=0, duration_s=1, thread_cap=10, restart="block",
+        iterations=1, rampup_s=0, warmup_s=0, duration_s=1, thread_cap=10, restart="run",
         # JMeter's JVM start-up is most of a smoke item: C1 only, a small heap and no bytecode
         # verification of JMeter's own jars take a third off it on the 2-core machine.
         jmeter_env={"HEAP": "-Xms256m -Xmx256m",
                     "JVM_ARGS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData "
                                 "-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"}),
+    # 3 rounds is the least that gives a paired interval and a test that can reach p < 0.05;
+    # 216 measurements of 2 + 4 s fit in 30 minutes on 2 cores (collect/README.md).
     "quick": Profile(
-        "quick", "the study's loads, one iteration, short windows: a first look (the default)",
-        iterations=1, rampup_s=1, warmup_s=3, duration_s=6, thread_cap=None, restart="case"),
+        "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
+        iterations=3, rampup_s=0, warmup_s=2, duration_s=4, thread_cap=None, restart="run"),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
         iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case"),

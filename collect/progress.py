@@ -43,13 +43,14 @@ class Progress:
         elif phase == "starting":
             print(self._line(phase), file=self.stream, flush=True)
 
-    def finish(self, outcome: str) -> None:
-        """One item is done: on a terminal its outcome stays as a line of its own."""
+    def advance(self) -> None:
+        """One more item measured (its outcome is printed once its files are read)."""
         self.done += 1
         self.timed += 1
-        if self.tty:
-            self.stream.write("\r\033[K")
-        print(f"  {self.label}: {outcome}", file=self.stream, flush=True)
+
+    def result(self, label: str, outcome: str) -> None:
+        """An item's outcome, as a line of its own."""
+        self.note(f"  {label}: {outcome}")
 
     def note(self, text: str) -> None:
         if self.tty:

@@ -140,6 +140,7 @@ def build(options, chosen: dict[str, dict], jmeter: str, db, pinning: dict) -> d
         "schema_version": SCHEMA_VERSION, "run_id": run_id, **git(),
         "created_at": now_iso(), "profile": options.profile.name, "settings": options.recorded(),
         "seed": options.seed,
+        "protocol": {**options.profile.protocol(), "seed": options.seed},
         "order": order(list(chosen), options.apis, options.cases, options.profile.iterations,
                        options.profile.restart, options.seed),
         "frameworks": frameworks(list(chosen.values())),

@@ -1,5 +1,5 @@
 """RunEngine's bookkeeping, with no app, JMeter or database: what it records, sets aside and
-restores, and when it restarts an app. The real processes are in test_faults.py and test_smoke.py."""
+restores, and what one JMeter process measures. The real processes are in test_faults.py and test_smoke.py."""
 import io
 import json
 
@@ -10,9 +10,9 @@ from benchlib.files import write_json
 from benchlib.results import SUMMARY, summary_rows
 from collect.engine import RunEngine
 from collect.profiles import PROFILES
-from collect.progress import Progress
 
-ORDER = ["toy/rest/case-01/iter-01", "toy/graphql/case-01/iter-01", "toy/rest/case-04/iter-01"]
+ORDER = ["toy/rest/case-01/iter-01", "toy/graphql/case-01/iter-01", "toy/rest/case-04/iter-01",
+         "toy/rest/case-01/iter-02"]
 EXTERNAL = Database("127.0.0.1", 1, "forum", "a", "a", "s", "s", managed=False)
 
 
@@ -23,20 +23,17 @@ def engine(tmp_path, profile="smoke") -> RunEngine:
     return RunEngine(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
 
 
-def progress():
-    return Progress(1, 0, 1.0, io.StringIO())
-
-
 def test_an_api_the_framework_does_not_serve_is_excluded_without_starting_anything(tmp_path):
     run = engine(tmp_path)
     graphql = run.items[1]
-    outcome = run.run_item(graphql, progress(), None)
+    assert not run.serves(graphql) and run.serves(run.items[0])
+    outcome = run.exclude(graphql)
     assert outcome.startswith("excluded: toy does not implement graphql")
     record = json.loads((tmp_path / "toy/graphql/case-01/iter-01/run.json").read_text())
     assert record["status"] == "excluded" and record["load"]["threads"] == 10
     [row] = summary_rows(tmp_path / SUMMARY)
     assert (row["api"], row["status"], row["samples"]) == ("graphql", "excluded", "")
-    assert run.finished(graphql) and not run.finished(run.items[0]) and run.app is None
+    assert run.finished(graphql) and not run.finished(run.items[0]) and run.apps == {}
 
 
 def test_a_cut_attempt_is_set_aside_and_numbered_never_overwritten(tmp_path):
@@ -69,18 +66,19 @@ def test_a_summary_row_lost_to_a_kill_is_restored_once_from_run_json(tmp_path):
 
 def test_state_counts_the_finished_items(tmp_path):
     run = engine(tmp_path)
-    run.run_item(run.items[1], progress(), None)
+    run.exclude(run.items[1])
     run.set_state("stopped", "the database is not answering")
     state = json.loads((tmp_path / "state.json").read_text())
     assert (state["status"], state["reason"], state["done"]) == \
         ("stopped", "the database is not answering", 1)
 
 
-@pytest.mark.parametrize("profile, keeps", [("smoke", True), ("quick", False)])
-def test_an_app_serves_a_whole_block_only_when_the_profile_says_so(tmp_path, profile, keeps):
+@pytest.mark.parametrize("profile, sizes", [("smoke", [3, 1]), ("quick", [3, 1]), ("study", [1, 1, 1, 1])])
+def test_one_jmeter_process_measures_the_rest_of_a_round_or_with_fresh_apps_one_case(tmp_path, profile, sizes):
     run = engine(tmp_path, profile)
-    rest_1, graphql_1, rest_4 = run.items
-    assert run.keeps_app_after(rest_1, rest_4) is keeps
-    assert run.keeps_app_after(rest_1, graphql_1) is False
-    assert run.keeps_app_after(rest_4, None) is False
-    assert run.needs_fresh_app(rest_1)  # nothing runs yet
+    todo, batches = list(run.items), []
+    while todo:
+        batches.append(run.next_batch(todo))
+        todo = todo[len(batches[-1]):]
+    assert [len(b) for b in batches] == sizes
+    assert all(len({item["iteration"] for item in b}) == 1 for b in batches)

@@ -9,7 +9,7 @@ from benchlib.jtl import window_bounds
 from benchlib.results import item_key, parse_item_key
 from collect import item_stats, pinning
 from collect.order import order
-from collect.profiles import PROFILES
+from collect.profiles import DEFAULT, PROFILES
 
 
 def test_order_is_a_shuffled_permutation_per_iteration_and_repeats_with_its_seed():
@@ -24,12 +24,22 @@ def test_order_is_a_shuffled_permutation_per_iteration_and_repeats_with_its_seed
     assert one != natural and sorted(one) == sorted(natural)
 
 
-def test_block_restarts_keep_each_framework_api_block_together():
-    keys = order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 1, "block", seed=3)
-    blocks = [k.rsplit("/", 2)[0] for k in keys]
-    changes = sum(1 for a, b in zip(blocks, blocks[1:]) if a != b)
-    assert changes == 3
-    assert [int(k.split("case-")[1][:2]) for k in keys[:18]] != list(range(1, 19))
+def test_interleaved_rounds_run_the_frameworks_of_each_slot_back_to_back_in_a_seeded_order():
+    frameworks, apis, numbers = ["aspnet", "express"], ["rest", "graphql"], range(1, 19)
+    keys = order(frameworks, apis, numbers, 3, "run", seed=11)
+    assert keys == order(frameworks, apis, numbers, 3, "run", seed=11)
+    assert keys != order(frameworks, apis, numbers, 3, "run", seed=12)
+    assert len(keys) == len(set(keys)) == 216
+    items = [parse_item_key(k, cases()) for k in keys]
+    assert [i["iteration"] for i in items] == sorted(i["iteration"] for i in items)  # round by round
+    pairs = [items[i:i + 2] for i in range(0, 216, 2)]
+    assert all(a["api"] == b["api"] and a["case"] == b["case"] and a["iteration"] == b["iteration"]
+               and {a["framework"], b["framework"]} == set(frameworks) for a, b in pairs)
+    first = [a["framework"] for a, _ in pairs]
+    assert 20 < first.count("aspnet") < 88  # which one goes first is drawn, not fixed
+    slots = [(a["api"], a["case"]) for a, _ in pairs[:36]]
+    assert slots != [(a, c) for a in apis for c in numbers] and sorted(slots) == sorted(
+        (a, c) for a in apis for c in numbers)
 
 
 def test_keys_name_the_results_folders_and_parse_back():
@@ -47,9 +57,16 @@ def test_every_profile_is_a_load_the_plans_accept(name):
     for seconds in (profile.rampup_s, profile.warmup_s, profile.duration_s):
         assert float(seconds).is_integer() and seconds >= 0
     assert profile.duration_s >= 1 and profile.rampup_s <= profile.warmup_s
-    assert profile.restart in ("case", "block") and profile.iterations >= 1
+    assert profile.restart in ("case", "run") and profile.iterations >= 1
     for case in cases().values():
         assert 1 <= profile.threads(case["requests"]) <= case["requests"]
+
+
+def test_the_default_profile_gives_paired_rounds_and_study_keeps_the_study_s_protocol():
+    quick, study = PROFILES[DEFAULT], PROFILES["study"]
+    assert quick.paired and quick.iterations >= 3 and quick.protocol()["paired"] is True
+    assert not study.paired and study.iterations == 10 and study.restart == "case"
+    assert study.protocol()["name"] == "per-case-restart"
 
 
 def test_a_thread_cap_caps_and_no_cap_is_the_case_s_own_load():
@@ -105,7 +122,16 @@ def test_trim_keeps_the_window_and_counts_from_its_start(tmp_path):
     item_stats.trim(raw, tmp_path / "proc.csv", 1.0, 3.0)
     assert (tmp_path / "proc.csv").read_text() == \
         "t_s,role,pid,cpu_pct,rss_kb\n0.000,app,1,20,100\n1.000,app,1,30,100\n"
-    assert not raw.exists()
+
+
+def test_an_item_of_a_batch_keeps_its_own_app_as_app_and_drops_the_other(tmp_path):
+    raw = tmp_path / "batch-proc.csv"
+    raw.write_text("t_s,role,pid,cpu_pct,rss_kb\n1.5,app:aspnet,7,50,900\n1.5,app:express,8,0,500\n"
+                   "1.5,db,9,5,300\n1.5,jmeter,10,80,700\n")
+    item_stats.trim(raw, tmp_path / "proc.csv", 1.0, 3.0, {"app:express": "app", "db": "db", "jmeter": "jmeter"})
+    assert (tmp_path / "proc.csv").read_text() == ("t_s,role,pid,cpu_pct,rss_kb\n0.500,app,8,0,500\n"
+                                                   "0.500,db,9,5,300\n0.500,jmeter,10,80,700\n")
+    assert raw.exists()  # the batch's own file stays
 
 
 def test_the_window_bounds_leave_out_warmup_samples(tmp_path):

@@ -75,8 +75,48 @@ def served_apis(framework: dict) -> tuple:
 
 
 def default_variant(framework: dict) -> dict:
-    """The variant a run measures: the framework's first (its default)."""
-    return (framework.get("variants") or [{"name": "default", "env": {}}])[0]
+    """The variant a run measures unless told otherwise: the framework's first (its default)."""
+    return variants(framework)[0]
+
+
+def variants(framework: dict) -> list[dict]:
+    return framework.get("variants") or [{"name": "default", "env": {}}]
+
+
+def arm(framework: dict, variant_name: str | None = None) -> dict:
+    """The framework as one of its variants runs it (DESIGN §9), named `framework` for the default
+    variant and `framework:variant` for the others; one clear line for an unknown variant.
+
+    A variant may replace `start` and `process_name`, adds its `env` to the framework's, and may
+    have a `build` of its own, run after the framework's (benchlib/builds.py). Each variant gets
+    its own port (the framework's plus the variant's index), so a run can serve several at once."""
+    known = variants(framework)
+    index = next((i for i, v in enumerate(known) if v["name"] == (variant_name or known[0]["name"])), None)
+    if index is None:
+        fail(f"{framework['name']} has no variant {variant_name!r}; known: "
+             f"{', '.join(v['name'] for v in known)} (its framework.json variants).")
+    variant = known[index]
+    return {**framework, **{k: variant[k] for k in ("start", "process_name") if k in variant},
+            "name": framework["name"] if index == 0 else f"{framework['name']}:{variant['name']}",
+            "base": framework["name"], "variant": variant,
+            "display_name": framework.get("display_name", framework["name"])
+            + ("" if index == 0 else f" ({variant['name']})"),
+            "env": {**framework.get("env", {}), **variant.get("env", {})},
+            "default_port": framework["default_port"] + index}
+
+
+def select_arms(specs: list[str] | None) -> list[dict]:
+    """`framework` or `framework:variant` names (every framework's default when None)."""
+    if not specs or list(specs) == ["all"]:
+        return [arm(f) for f in select(None)]
+    chosen = []
+    for spec in specs:
+        name, _, variant_name = spec.partition(":")
+        chosen.append(arm(find_framework(name), variant_name or None))
+    names = [a["name"] for a in chosen]
+    if len(set(names)) != len(names):
+        fail(f"a variant is named twice in {', '.join(specs)}; name each once.")
+    return chosen
 
 
 # --- starting, waiting, stopping ---------------------------------------------------------------
@@ -136,9 +176,14 @@ def running(name: str) -> int | None:
     return pid if start_time(pid) == started else None
 
 
-def up(names: list[str] | None = None) -> int:
-    """Database (seeded) and the named apps (all by default) in the background, each ready."""
-    chosen = select(names)
+def up(names: list[str] | None = None, variant: str | None = None) -> int:
+    """Database (seeded) and the named apps (all by default; framework:variant for a variant) in
+    the background, each ready."""
+    if variant:
+        if not names or names == ["all"] or len(names) != 1 or ":" in names[0]:
+            fail("--variant picks a variant of one --framework; name it, e.g. --framework aspnet --variant net8.")
+        names = [f"{names[0]}:{variant}"]
+    chosen = select_arms(names)
     PIDS.mkdir(parents=True, exist_ok=True)
     database_was_up = managed_db.sql("SELECT 1", as_root=True, check=False).returncode == 0
     db = managed_db.start()

@@ -41,6 +41,17 @@ def _outputs(framework: dict) -> list[str]:
 
 
 def build(framework: dict, force: bool = False) -> bool:
+    """Build a framework (or one of its variants: benchlib/apps.py arm) unless nothing changed.
+    A variant's own `build` runs after the framework's, with a stamp of its own."""
+    built = _build(framework if "base" not in framework else {**framework, "name": framework["base"]}, force)
+    extra = framework.get("variant", {}).get("build")
+    if extra:
+        built |= _build({"name": framework["name"], "dir": framework["dir"], "build": extra,
+                         "build_inputs": framework["variant"].get("build_inputs", [])}, force)
+    return built
+
+
+def _build(framework: dict, force: bool = False) -> bool:
     """Run the framework's `build` in its folder unless nothing changed since the last build.
 
     "Nothing changed" means the same build command and input files (a stamp under

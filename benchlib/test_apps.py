@@ -148,3 +148,32 @@ def test_concurrent_builds_run_the_build_once(state, framework):
         results = list(pool.map(lambda _: builds.build(framework), range(3)))
     assert sorted(results) == [False, False, True]
     assert builds_done(framework) == 1
+
+
+def with_variants(framework):
+    return {**framework, "variants": [
+        {"name": "default", "env": {}},
+        {"name": "tuned", "env": {"TUNED": "1"}},
+        {"name": "other-runtime", "build": "echo variant >> ../variant-builds.log", "env": {},
+         "start": [sys.executable, "app.py", "--other"], "process_name": "python3"}]}
+
+
+def test_an_arm_is_the_framework_as_one_variant_runs_it_on_a_port_of_its_own(framework):
+    toy = with_variants(framework)
+    default, tuned, other = (apps.arm(toy, name) for name in (None, "tuned", "other-runtime"))
+    assert [a["name"] for a in (default, tuned, other)] == ["toy", "toy:tuned", "toy:other-runtime"]
+    assert [apps.port(a) - apps.port(default) for a in (default, tuned, other)] == [0, 1, 2]
+    assert tuned["env"] == {"FIXED": "1", "TUNED": "1"} and tuned["start"] == framework["start"]
+    assert other["start"][-1] == "--other" and other["variant"]["name"] == "other-runtime"
+    with pytest.raises(UserError, match="toy has no variant 'nope'; known: default, tuned, other-runtime"):
+        apps.arm(toy, "nope")
+
+
+def test_a_variant_s_own_build_runs_after_the_framework_s_with_a_stamp_of_its_own(state, framework):
+    toy = with_variants(framework)
+    assert builds.build(apps.arm(toy, "other-runtime")) is True
+    assert builds.build(apps.arm(toy)) is False  # the framework's build was done on the way
+    assert builds.build(apps.arm(toy, "tuned")) is False  # env only: nothing of its own to build
+    assert builds.build(apps.arm(toy, "other-runtime")) is False
+    assert builds_done(framework) == 1
+    assert (framework["dir"].parent / "variant-builds.log").read_text() == "variant\n"

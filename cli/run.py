@@ -30,15 +30,18 @@ def register(sub):
                                    "every framework x API x case x iteration and write "
                                    "results/<run-id>/ (see collect/README.md).")
     p.add_argument("--profile", choices=list(PROFILES), default=None,
-                   help="smoke: all cases, tiny loads (CI); quick: full loads, 1 iteration "
-                        "(default); study: the study's protocol, 10 iterations")
+                   help="smoke: all cases, tiny loads (CI); quick: full loads, 3 interleaved rounds, "
+                        "paired statistics (default); study: the study's protocol, 10 iterations")
     p.add_argument("--frameworks", type=names, metavar="F[,F…]", help="default: every framework.json")
+    p.add_argument("--variants", type=names, metavar="F:V[,F:V…]",
+                   help="framework:variant pairs to run instead of each framework's default "
+                        "(framework.json variants), e.g. aspnet:net8,aspnet")
     p.add_argument("--apis", type=names, metavar="rest,graphql", help="default: both")
     p.add_argument("--cases", type=case_numbers, metavar="N[,N-M…]", help="default: 1-18")
-    p.add_argument("--iterations", type=int, metavar="N", help="override the profile's iterations")
+    p.add_argument("--iterations", type=int, metavar="N", help="override the profile's iterations (rounds)")
     p.add_argument("--pin", action="store_true",
                    help="pin app, database and JMeter to separate CPU sets (as taskset does)")
-    p.add_argument("--seed", type=int, help="seed of the shuffled order (default: random, recorded)")
+    p.add_argument("--seed", type=int, help="seed of the order (default: random, recorded)")
     p.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run with its own settings")
     p.add_argument("--results-dir", type=Path, metavar="DIR",
                    help="where runs are written (default: $TESTBED_RESULTS, else results/)")
@@ -47,8 +50,8 @@ def register(sub):
 
 def run(args) -> int:
     code, run_dir = run_matrix(MatrixRequest(
-        args.results_dir or results_root(), args.profile, args.frameworks, args.apis, args.cases,
-        args.iterations, args.pin, args.seed, args.resume))
+        args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
+        args.cases, args.iterations, args.pin, args.seed, args.resume))
     if code == 0:
         try:
             report(run_dir.name, run_dir.parent, None)

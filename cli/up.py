@@ -8,8 +8,10 @@ def register(sub):
                                    "implementation if its sources changed, start it on its "
                                    "default port, wait until it is ready and print its URL.")
     p.add_argument("--framework", default="all", metavar="F",
-                   help="a framework name from a framework.json (e.g. express, aspnet) or all")
-    p.set_defaults(func=lambda args: apps.up([args.framework]))
+                   help="a framework name from a framework.json (e.g. express, aspnet) or all; "
+                        "F:V for one of its variants (served on its own port)")
+    p.add_argument("--variant", metavar="V", help="the variant of --framework to serve (default: its default)")
+    p.set_defaults(func=lambda args: apps.up([args.framework], args.variant))
     p = sub.add_parser("down", help="stop what `up` started",
                        description="Stop the APIs that `up` started (by their pid files), and the "
                                    "managed database if `up` was what started it. Harmless if "

@@ -12,6 +12,9 @@ def register(sub):
                                    "table, headers, and database statements per request.")
     p.add_argument("--framework", action="append", metavar="F",
                    help="verify only this framework (repeatable); default: all")
+    p.add_argument("--variant", metavar="V",
+                   help="verify this variant of the --framework given (framework.json variants), "
+                        "or all of them; default: the default variant. --framework F:V also works")
     p.add_argument("--manifest", action="append", type=Path, default=[], metavar="PATH",
                    help="also verify the implementation this framework.json describes "
                         "(one outside the repository, e.g. in a test)")
@@ -33,4 +36,5 @@ def verify(args) -> int:
     # Imported only now: the checker needs a MySQL driver, which ensure_debian installs and
     # which other commands must not require.
     from contract.verify import main
-    return main(args.framework, args.manifest, args.fresh, args.checks, args.regenerate_golden)
+    return main(args.framework, args.manifest, args.fresh, args.checks, args.regenerate_golden,
+                args.variant)

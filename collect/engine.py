@@ -206,8 +206,7 @@ class RunEngine:
         logs.mkdir(exist_ok=True)
         log = logs / f"{name}-{datetime.now(timezone.utc).strftime('%H%M%S%f')}.log"
         with pinning.launching_on(self.cpus.get("app")):
-            proc = apps.start_app(framework, apps.port(framework), log,
-                                  apps.default_variant(framework).get("env", {}))
+            proc = apps.start_app(framework, apps.port(framework), log)
         try:
             apps.wait_ready(framework, apps.port(framework), proc, log, READY_TIMEOUT_S)
         except UserError as e:
@@ -339,6 +338,7 @@ class RunEngine:
         folder.mkdir(parents=True)
         record = new_record(slot.item, self.profile)
         record["pids"] = {"app": self.apps[slot.framework].pid, "db": db_pid, "jmeter": batch.jvm}
+        record["variant"] = self.frameworks[slot.framework]["variant"]["name"]
         record["loaded"] = self.loaded.get(slot.framework)
         record["batch"] = {"folder": batch.folder.relative_to(self.dir).as_posix(),
                            "position": index + 1, "of": len(batch.slots)}

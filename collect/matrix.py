@@ -20,6 +20,7 @@ class MatrixRequest:
     results_root: Path
     profile: str | None = None
     frameworks: list[str] | None = None
+    variants: list[str] | None = None   # framework:variant names; instead of frameworks
     apis: list[str] | None = None
     cases: list[int] | None = None
     iterations: int | None = None
@@ -29,7 +30,7 @@ class MatrixRequest:
 
     def chosen(self) -> list[str]:
         """The options given besides --resume and --results-dir."""
-        return [o for o in ("profile", "frameworks", "apis", "cases", "iterations", "seed")
+        return [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "seed")
                 if getattr(self, o) is not None] + (["pin"] if self.pin else [])
 
 
@@ -38,14 +39,16 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     root = request.results_root.resolve()
     if request.resume and request.chosen():
         fail(f"--resume continues a run with its recorded settings; drop --{', --'.join(request.chosen())}.")
+    if request.frameworks and request.variants:
+        fail("--variants names framework:variant pairs; use it or --frameworks, not both.")
     if not request.resume:
         preflight.check_options(request.apis or [], request.cases or [], request.iterations)
     preflight.check_results_root(root)
     preflight.check_tools()
     launcher = find_jmeter()
     names = runs.recorded(root, request.resume)["settings"]["frameworks"] if request.resume \
-        else request.frameworks
-    chosen = {f["name"]: f for f in apps.select(names)}
+        else request.variants or request.frameworks
+    chosen = {f["name"]: f for f in apps.select_arms(names)}
     preflight.check_ports(chosen)
 
     db = prepare(chosen.values())

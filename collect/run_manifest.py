@@ -93,13 +93,14 @@ def packages(folder: Path) -> dict:
 
 
 def frameworks(chosen: list[dict]) -> dict:
-    """Each framework.json as it was, with the packages it resolved and the variant run."""
+    """Each framework.json as its chosen variant runs it (benchlib/apps.py arm), with the packages
+    it resolved and the variant run."""
     out = {}
     for framework in chosen:
         entry = {k: v for k, v in framework.items() if k != "dir"}
         entry["dir"] = shown(framework["dir"])
         entry["packages"] = packages(Path(framework["dir"]))
-        entry["variant_run"] = apps.default_variant(framework)["name"]
+        entry["variant_run"] = framework["variant"]["name"]
         out[framework["name"]] = entry
     return out
 

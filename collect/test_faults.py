@@ -27,8 +27,9 @@ def the_run(results: Path) -> Path:
     return runs[0]
 
 
-def wait_for_load(results: Path, proc, timeout=300) -> dict:
-    """The run.json of the first item whose JMeter is running (its pids are recorded then)."""
+def wait_for_load(results: Path, proc, timeout=300, position=1) -> dict:
+    """The run.json of the first item under load (its pids are recorded then) that is at least
+    `position` in its batch."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stdout.read()
@@ -37,7 +38,8 @@ def wait_for_load(results: Path, proc, timeout=300) -> dict:
                 record = json.loads(path.read_text())
             except ValueError:
                 continue
-            if record["status"] == "running" and record["pids"].get("jmeter"):
+            if record["status"] == "running" and record["pids"].get("jmeter") \
+                    and record["batch"]["position"] >= position:
                 return {**record, "path": path}
         time.sleep(0.1)
     raise AssertionError("no item reached its measured window")
@@ -96,6 +98,32 @@ def test_ctrl_c_leaves_a_resumable_run_and_resume_redoes_the_cut_case(tmp_path, 
     assert done.returncode == 2 and "already complete" in done.stderr
 
 
+def test_ctrl_c_in_the_middle_of_a_round_keeps_what_finished_and_resume_completes_it_in_order(tmp_path, run_env):
+    proc = start("run", *SMALL, "--cases", "1-4", "--iterations", "2", "--results-dir", str(tmp_path),
+                 env=run_env)
+    wait_for_load(tmp_path, proc, position=3)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out
+    run = the_run(tmp_path)
+    order = json.loads((run / "manifest.json").read_text())["order"]
+    [kept] = (run / "interrupted").rglob("run.json")
+    cut = order.index(kept.parent.relative_to(run / "interrupted").as_posix().rsplit("-attempt-", 1)[0])
+    assert 2 <= cut < 4  # in round 1's batch, after at least two of its items
+    assert [r["status"] for r in summary(run)] == ["ok"] * cut  # those before it, kept
+    assert not any((run / key).exists() for key in order[cut:])
+
+    resumed = run_testbed("run", "--resume", run.name, "--results-dir", str(tmp_path), env=run_env)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    records = [json.loads((run / key / "run.json").read_text()) for key in order]
+    assert [r["status"] for r in records] == ["ok"] * 8
+    # Measured in the recorded order: the cut batch, a batch for the rest of round 1, then round 2.
+    where = [(r["batch"]["folder"], r["batch"]["position"]) for r in records]
+    assert where == sorted(where)
+    assert [f for f, _ in where] == ["batches/001"] * cut + ["batches/002"] * (4 - cut) + ["batches/003"] * 4
+    assert len(list((run / "interrupted").rglob("run.json"))) == 1
+
+
 def test_the_database_going_down_stops_the_run_which_resumes_later(tmp_path, run_env):
     # Enough cases that one JMeter process is still measuring when the database stops.
     proc = start("run", *SMALL, "--cases", "1-9", "--results-dir", str(tmp_path), env=run_env)
@@ -146,6 +174,9 @@ def test_missing_jmeter_is_refused_before_anything_starts(tmp_path, run_env):
 def test_bad_options_are_refused(tmp_path, run_env):
     for args, text in [(["--cases", "19"], "no case 19"), (["--apis", "soap"], "unknown API"),
                        (["--frameworks", "rails"], "no framework named"),
-                       (["--resume", "nope"], "no run nope")]:
+                       (["--resume", "nope"], "no run nope"),
+                       (["--variants", "express:nope"], "express has no variant 'nope'; known: default"),
+                       (["--variants", "express", "--frameworks", "express"], "not both"),
+                       (["--variants", "express,express:default"], "named twice")]:
         result = run_testbed("run", *args, "--results-dir", str(tmp_path), env=run_env)
         assert result.returncode == 2 and text in result.stderr, (args, result.stderr)

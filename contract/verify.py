@@ -1,7 +1,7 @@
 """`./testbed verify`: run every check against every implementation and print one table."""
 import pymysql
 
-from benchlib.apps import select
+from benchlib.apps import arm, select, variants
 from benchlib.console import fail, say
 from benchlib.database import start as start_database
 from contract import checks, golden
@@ -81,12 +81,27 @@ def details(results: dict[str, dict]) -> list[str]:
     return lines
 
 
+def chosen_arms(names: list[str] | None, variant: str | None, extra_frameworks: list) -> list[dict]:
+    """The implementations to verify, each as one of its variants: `variant` (a name, or "all")
+    applies to every framework named; a name may also be written framework:variant."""
+    if variant and not names:
+        fail("--variant picks a variant of the --framework given; name the framework too.")
+    chosen = []
+    for spec in names or [None]:
+        name, _, own = (spec or "").partition(":")
+        for framework in select([name] if name else None, extra_frameworks):
+            wanted = own or variant
+            chosen += [arm(framework, v["name"]) for v in variants(framework)] if wanted == "all" \
+                else [arm(framework, wanted or None)]
+    return chosen
+
+
 def verify(names: list[str] | None, extra_frameworks: list, fresh: bool = False,
-           only: tuple = COLUMNS) -> int:
+           only: tuple = COLUMNS, variant: str | None = None) -> int:
     db = start_database()
     recorded = golden.load()
     same_dataset(dataset(db), recorded["dataset"])
-    chosen = select(names, extra_frameworks)
+    chosen = chosen_arms(names, variant, extra_frameworks)
     calls = sample_calls() if "sample" in only else []
     renderer = Renderer(db)
     try:
@@ -133,7 +148,7 @@ def regenerate(name: str | None, extra_frameworks: list, fresh: bool = False) ->
     loaded = dataset(db)
     if not loaded or (loaded["seed"], loaded["scale"]) != (1, 1):
         fail("goldens are recorded on the seed 1, scale 1 data set; run ./testbed seed first.")
-    chosen = select([name] if name else None, extra_frameworks)
+    chosen = chosen_arms([name] if name else None, None, extra_frameworks)
     if len(chosen) != 1:
         fail("say which implementation to record from: --framework NAME.")
     target = acquire(chosen[0], fresh)
@@ -156,7 +171,7 @@ def regenerate(name: str | None, extra_frameworks: list, fresh: bool = False) ->
 
 
 def main(frameworks: list[str] | None, extra_frameworks: list, fresh: bool, checks_asked: str | None,
-         regenerate_golden: bool) -> int:
+         regenerate_golden: bool, variant: str | None = None) -> int:
     """`./testbed verify` with its options; a database failure midway is one clear line."""
     try:
         if regenerate_golden:
@@ -167,7 +182,7 @@ def main(frameworks: list[str] | None, extra_frameworks: list, fresh: bool, chec
         unknown = [c for c in only if c not in COLUMNS]
         if unknown:
             fail(f"unknown check {', '.join(unknown)}; choose from {','.join(COLUMNS)}.")
-        return verify(frameworks, extra_frameworks, fresh, only)
+        return verify(frameworks, extra_frameworks, fresh, only, variant)
     except pymysql.MySQLError as e:
         fail(f"the database failed during verify ({e.args[-1]}); check `./testbed db status` "
              f"and run verify again.")

@@ -1,16 +1,25 @@
 """The answer a team choosing a stack came for, which the report opens with: per API and case, the
 ratio ASP.NET Core / Express.js with its 95 % interval and significance, for the metrics a choice
-turns on, and whether the load generator rather than the case set the load.
+turns on, and whether the load generator rather than the case set the load. Then the same answer
+for variant against variant (DESIGN §9): each other arm of a framework over its reference arm.
 
-The numbers are analysis.tables.significance's (paired rounds when the run has them, independent
-groups otherwise); this module picks the metrics, adds the load flags, and words the table.
+The numbers are analysis.tables' (paired rounds when the run has them, independent groups
+otherwise); this module picks the comparisons and the metrics, adds the load flags, and words the
+table.
+
+Which arms. The framework answer compares the two default arms, `aspnet` and `express`, and no
+other. For each framework with two or more arms in the run, its reference arm is the one named
+first in `settings.frameworks` (`--variants aspnet:mvc,aspnet` makes `aspnet:mvc` the reference),
+and every other arm of that framework is compared with it, the reference as denominator.
 """
+from dataclasses import dataclass
+
 import pandas as pd
 
 from analysis.load import Run
 from analysis.metrics import PAIR, case_label
 from analysis.paired import is_paired
-from analysis.tables import CASE_COLUMNS, ok_rows, report_order
+from analysis.tables import CASE_COLUMNS, compare_arms, ok_rows, report_order
 
 ASPNET, EXPRESS = PAIR
 # All six go to answer.csv; the page shows four so the table fits a screen (mean and p99 follow
@@ -30,27 +39,85 @@ LOAD_FLAGS = {
 }
 SIGNIFICANT, FLAGGED = "*", "‡"
 PAIRED, INDEPENDENT = "paired rounds", "independent groups"
+# The columns before variants, then which arms a row compares: `aspnet_n` and `express_n` are
+# filled for the framework answer only; numerator_n and denominator_n for every row.
 COLUMNS = ["api", *CASE_COLUMNS, "metric", "ratio", "ratio_low", "ratio_high", "p", "significant", "judged",
-           "pairs", f"{ASPNET}_n", f"{EXPRESS}_n", "load_flags", "comparison", "note"]
+           "pairs", f"{ASPNET}_n", f"{EXPRESS}_n", "load_flags", "comparison", "note",
+           "numerator", "denominator", "numerator_n", "denominator_n"]
+COUNT_COLUMNS = [f"{ASPNET}_n", f"{EXPRESS}_n", "numerator_n", "denominator_n"]
 
 
-def load_flags(run: Run) -> pd.DataFrame:
-    """Per api and case: the load flags any ok iteration of either framework carried, ';'-joined."""
+@dataclass(frozen=True)
+class Versus:
+    """One comparison the report answers: numerator / denominator, two arms of the run."""
+    numerator: str
+    denominator: str
+
+    @property
+    def frameworks(self) -> bool:
+        """The framework answer (ASP.NET Core / Express.js), rather than variant against variant."""
+        return (self.numerator, self.denominator) == PAIR
+
+    @property
+    def symbol(self) -> str:
+        """How tables and figures write the ratio."""
+        return "A/E" if self.frameworks else "ratio"
+
+
+FRAMEWORKS = Versus(ASPNET, EXPRESS)
+
+
+def missing_frameworks(run: Run) -> list[str]:
+    """The default arms of the framework answer that the run does not have at all."""
+    return [f for f in PAIR if f not in run.arms]
+
+
+def variant_comparisons(run: Run) -> list[Versus]:
+    """Per framework with two or more arms, in the order the run names them: each other arm over
+    the framework's reference arm (the one named first)."""
+    by_base: dict[str, list[str]] = {}
+    for arm in run.arms:
+        by_base.setdefault(run.base(arm), []).append(arm)
+    return [Versus(arm, arms[0]) for arms in by_base.values() for arm in arms[1:]]
+
+
+def load_flags(run: Run, arms=PAIR) -> pd.DataFrame:
+    """Per api and case: the load flags any ok iteration of either arm carried, ';'-joined."""
     ok = ok_rows(run)
-    ok = ok[ok["framework"].isin(PAIR)]
+    ok = ok[ok["framework"].isin(arms)]
     found = ok.groupby(["api", "case"])["flags"].agg(
         lambda flags: ";".join(f for f in LOAD_FLAGS if any(f in str(v).split(";") for v in flags)))
     return found.rename("load_flags").reset_index()
 
 
 def answer(run: Run, sig: pd.DataFrame) -> pd.DataFrame:
-    """One row per api x case x metric of METRICS_ANSWERED (the columns of tables/answer.csv)."""
-    part = sig[sig["metric"].isin(METRICS_ANSWERED)]
-    part = part.merge(load_flags(run), on=["api", "case"], how="left")
+    """The framework answer, from tables.significance: one row per api x case x metric of
+    METRICS_ANSWERED (the columns of tables/answer.csv)."""
+    cells = sig.assign(numerator_n=sig[f"{ASPNET}_n"], denominator_n=sig[f"{EXPRESS}_n"])
+    return shape(run, cells, FRAMEWORKS)
+
+
+def variant_answer(run: Run, versus: Versus) -> pd.DataFrame:
+    """The same answer for two arms of one framework, numerator over denominator."""
+    cells = compare_arms(run, versus.numerator, versus.denominator)
+    cells = cells.rename(columns={"a_n": "numerator_n", "b_n": "denominator_n"})
+    return shape(run, cells.assign(**{f"{ASPNET}_n": None, f"{EXPRESS}_n": None}), versus)
+
+
+def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
+    part = cells[cells["metric"].isin(METRICS_ANSWERED)]
+    part = part.merge(load_flags(run, (versus.numerator, versus.denominator)), on=["api", "case"], how="left")
     part["load_flags"] = part["load_flags"].fillna("")
     part["comparison"] = PAIRED if is_paired(run.manifest) else INDEPENDENT
     part["note"] = part["ratio_note"].fillna("")
+    part["numerator"], part["denominator"] = versus.numerator, versus.denominator
+    part = part.astype({c: "Int64" for c in COUNT_COLUMNS})
     return part.sort_values(["api", "case", "metric"], key=answer_order)[COLUMNS].reset_index(drop=True)
+
+
+def of(answers: pd.DataFrame, versus: Versus) -> pd.DataFrame:
+    """The rows of one comparison."""
+    return answers[(answers["numerator"] == versus.numerator) & (answers["denominator"] == versus.denominator)]
 
 
 def answer_order(column: pd.Series) -> pd.Series:
@@ -60,9 +127,10 @@ def answer_order(column: pd.Series) -> pd.Series:
     return report_order(column)
 
 
-def better_side(metric: str) -> tuple[str, str]:
-    """(the framework favoured left of 1, right of 1) on a ratio axis."""
-    return (EXPRESS, ASPNET) if metric in HIGHER_IS_BETTER else (ASPNET, EXPRESS)
+def better_side(metric: str, versus: Versus = FRAMEWORKS) -> tuple[str, str]:
+    """(the arm favoured left of 1, right of 1) on a ratio axis."""
+    a, b = versus.numerator, versus.denominator
+    return (b, a) if metric in HIGHER_IS_BETTER else (a, b)
 
 
 def ratio_text(cell: pd.Series) -> str:
@@ -104,8 +172,8 @@ def display(answers: pd.DataFrame, api: str) -> tuple[pd.DataFrame, pd.DataFrame
 
 
 def count_text(row) -> str:
-    """Pairs for a paired run; otherwise the iterations per framework."""
+    """Pairs for a paired run; otherwise the iterations per arm (numerator / denominator)."""
     if row["comparison"] == PAIRED:
         return f"{int(row['pairs'])} pair{'s' if row['pairs'] != 1 else ''}"
-    return f"{int(row[f'{ASPNET}_n'])} / {int(row[f'{EXPRESS}_n'])} iter."
+    return f"{int(row['numerator_n'])} / {int(row['denominator_n'])} iter."
 

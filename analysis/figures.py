@@ -12,7 +12,7 @@ from matplotlib.patches import Patch  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from analysis.answer import FLAGGED, HEADINGS, LOAD_FLAGS, SHOWN, better_side  # noqa: E402
+from analysis.answer import FLAGGED, FRAMEWORKS, HEADINGS, LOAD_FLAGS, SHOWN, Versus, better_side  # noqa: E402
 from analysis.claims import MARGIN  # noqa: E402
 from analysis.load import Run, load_jtl, load_proc  # noqa: E402
 from analysis.metrics import METRICS, PAIR, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
@@ -177,9 +177,10 @@ def ratio_ticks(low: float, high: float) -> list[float]:
     return [v for v in (fits[0] if fits else TICK_SETS[-1]) if low <= v <= high]
 
 
-def forest(run: Run, answers: pd.DataFrame, api: str, path: Path) -> Path:
+def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus = FRAMEWORKS) -> Path:
     """The answer as a forest plot: one panel per metric, one row per case, the ratio ASP.NET Core /
-    Express.js on a log axis (so 0.5 and 2 sit equally far from 1) with its 95 % interval."""
+    Express.js (or versus's numerator / denominator) on a log axis (so 0.5 and 2 sit equally far
+    from 1) with its 95 % interval. `answers` holds that comparison's rows only."""
     part = answers[answers["api"] == api]
     cases = part[CASE_COLUMNS].drop_duplicates().sort_values("case")
     flagged = part.groupby("case")["load_flags"].first()
@@ -211,8 +212,8 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path) -> Path:
         ax.set_xlim(low, high)
         ax.set_xticks(ratio_ticks(low, high), [f"{v:g}" for v in ratio_ticks(low, high)])
         ax.xaxis.set_minor_locator(ticker.NullLocator())
-        left, right = (run.display_name(f) for f in better_side(metric))
-        ax.set_xlabel(f"A/E, {HEADINGS[metric]}\n← {left} better | {right} better →", fontsize=9)
+        left, right = (run.display_name(f) for f in better_side(metric, versus))
+        ax.set_xlabel(f"{versus.symbol}, {HEADINGS[metric]}\n← {left} better | {right} better →", fontsize=9)
         ax.set_title(HEADINGS[metric], fontsize=10)
         ax.grid(axis="x", alpha=0.3, which="major")
     axes[0].set_yticks(y, [f"{c.case}: {c.requests}/{c.rows}{'/J' if c.joins else ''}"
@@ -236,7 +237,9 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path) -> Path:
     fig.tight_layout(rect=(0, bottom, 1, 1))
     height = fig.get_figheight()
     fig.subplots_adjust(top=1 - 0.85 / height)
-    fig.suptitle(f"{API_TITLE[api]}: ASP.NET Core / Express.js (A/E) per case, with 95 % intervals",
+    names = f"{run.display_name(versus.numerator)} / {run.display_name(versus.denominator)}"
+    fig.suptitle(f"{API_TITLE[api]}: {names}" + (f" ({versus.symbol})" if versus.frameworks else "")
+                 + " per case, with 95 % intervals",
                  y=1 - 0.05 / height, fontsize=11)
     fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=9, frameon=False,
                bbox_to_anchor=(0.5, 1 - 0.3 / height))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.metrics import ordered_frameworks
 from benchlib.results import (MANIFEST, SUMMARY, ResultFileError, item_dir, latest_run,  # noqa: F401
                               load_jtl, load_manifest, load_proc, load_run_json, load_summary)
 
@@ -33,7 +34,27 @@ class Run:
         return item_dir(self.dir, framework, api, case, iteration)
 
     def display_name(self, framework: str) -> str:
-        return self.manifest.get("frameworks", {}).get(framework, {}).get("display_name", framework)
+        return self.entry(framework).get("display_name", framework)
+
+    def entry(self, arm: str) -> dict:
+        """The manifest's `frameworks[arm]` (framework.json as that variant ran it), {} if absent."""
+        entry = self.manifest.get("frameworks", {}).get(arm, {})
+        return entry if isinstance(entry, dict) else {}
+
+    def base(self, arm: str) -> str:
+        """The framework an arm runs (`aspnet` for `aspnet:net8`). Runs before variants have no
+        `base` key; their arm names are the framework names."""
+        return self.entry(arm).get("base") or arm.split(":")[0]
+
+    @property
+    def arms(self) -> list[str]:
+        """Every arm of the run: those the user named (settings.frameworks), in that order, then
+        any other arm summary.csv holds, in the study's order (aspnet, express, then by name)."""
+        named = self.manifest.get("settings", {}).get("frameworks")
+        named = [a for a in named if isinstance(a, str)] if isinstance(named, list) else []
+        seen = set(named)
+        rest = [a for a in ordered_frameworks(self.summary["framework"]) if a not in seen]
+        return list(dict.fromkeys(named)) + rest
 
 
 def load_run(run_dir: Path) -> Run:

@@ -7,6 +7,7 @@ two renames, so a failed build leaves the previous report intact and a reader ne
 report. The result files themselves are only ever read.
 """
 import datetime
+import json
 import os
 import shutil
 import subprocess
@@ -85,15 +86,21 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     agg, sig = tables.aggregate(run), tables.significance(run)
     if agg.empty:
         raise ResultFileError(run.dir / "summary.csv", "has no iteration with status ok")
+    # The study's sections compare the two default arms, aspnet and express, and nothing else: a
+    # run with extra variants gives the same study sections as one without them.
+    study_agg = agg[agg["framework"].isin(PAIR)]
     study = load_study()
-    side = replication.side_by_side(agg, run.cores, study)
+    side = replication.side_by_side(study_agg, run.cores, study)
     ratios = replication.ratios(side)
     results = verdicts.verdicts(CLAIMS, sig, tables.unmeasured(run))
     checks = study_check.checks(CLAIMS, study)
     status, problems = tables.run_status(run), tables.problems(run)
     answers = answer.answer(run, sig)
+    comparisons = answer.variant_comparisons(run)
+    every_answer = pd.concat([a for a in [answers, *(answer.variant_answer(run, v) for v in comparisons)]
+                              if not a.empty] or [answers], ignore_index=True)
 
-    answers.to_csv(tabs / "answer.csv", index=False)
+    every_answer.to_csv(tabs / "answer.csv", index=False)
     agg.to_csv(tabs / "metrics.csv", index=False)
     sig.to_csv(tabs / "significance.csv", index=False)
     side.to_csv(tabs / "study_side_by_side.csv", index=False)
@@ -104,48 +111,64 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     problems.to_csv(tabs / "problem_iterations.csv", index=False)
 
     apis = [a for a in ("rest", "graphql") if a in set(agg["api"])]
+    study_apis = [a for a in apis if a in set(study_agg["api"])]
     # The figures that read JTLs and sampler files come first, so a broken one fails fast.
     case = heaviest_case(run) if timeline_case is None else timeline_case
     details = detail_figures(run, agg, apis, case, figs)
     doc = Doc(f"Testbed report: run {run.run_id}")
-    summary(doc, run, agg, status)
+    summary(doc, run, agg, status, comparisons)
     answer_section(doc, run, answers, apis, figs)
+    for i, versus in enumerate(comparisons):
+        # The legend and the method are the framework answer's; without one, the first variant
+        # section carries them.
+        variant_section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
+                        explain=i == 0 and bool(answer.missing_frameworks(run)))
     run_section(doc, run, status)
     verdict_section(doc, run, results, checks)
     study_support_section(doc, checks, study)
-    study_section(doc, run, agg, sig, study, apis, figs, tabs)
-    extra_section(doc, run, agg, sig, apis, tabs)
+    study_section(doc, run, study_agg, sig, study, study_apis, figs, tabs)
+    extra_section(doc, run, study_agg, sig, study_apis, tabs)
     doc.heading(2, "Latency distributions and resources over time")
     for path, caption in details:
         doc.figure(path, caption)
-    replication_section(doc, run, side, ratios, apis)
+    replication_section(doc, run, side, ratios, study_apis)
     appendix(doc, problems)
     (out / "report.md").write_text(markdown(doc, out))
     (out / "index.html").write_text(html_page(doc))
 
 
-def rounds_text(run: Run, agg: pd.DataFrame) -> str:
+def rounds_text(run: Run, agg: pd.DataFrame, who: str = "frameworks") -> str:
     protocol = run.manifest.get("protocol", {})
     if is_paired(run.manifest):
         return (f"in {protocol.get('rounds', agg['n'].max())} interleaved rounds (in each round, for each "
-                "API and case, the frameworks ran back to back in a seeded random order)")
+                f"API and case, the {who} ran back to back in a seeded random order)")
     n = agg["n"].max()
-    return f"in {n} iteration{'s' if n != 1 else ''} per framework"
+    return f"in {n} iteration{'s' if n != 1 else ''} per {who[:-1]}"
 
 
-def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame) -> None:
+def listing(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
+            comparisons: list | None = None) -> None:
     """What was measured, in one paragraph, and how many iterations the appendix lists."""
-    frameworks = " and ".join(run.display_name(f) for f in ordered_frameworks(agg["framework"]))
+    comparisons = comparisons or []
+    measured = set(agg["framework"])
+    frameworks = listing([run.display_name(f) for f in run.arms if f in measured])
     cases = sorted(set(agg["case"]))
     apis = " and ".join(a for a, key in (("REST", "rest"), ("GraphQL", "graphql")) if key in set(agg["api"]))
     doc.para(f"{frameworks} served the same forum API over one MySQL-compatible database, as {apis}, "
              f"under JMeter load: {len(cases)} case{'s' if len(cases) != 1 else ''} (case "
              f"{', '.join(map(str, cases))} of the 2021 study's 18: concurrent users x rows per request x "
-             f"join), each measured {rounds_text(run, agg)}, with the app's CPU and memory sampled, on a "
-             f"{run.cores}-core machine (profile {run.manifest.get('profile', '?')}). First the answer: "
-             "how ASP.NET Core compares with Express.js per case; then the run's details, the verdicts on "
-             "the study's claims, the study's tables and figures recomputed, and an appendix of the "
-             "iterations that were flagged, excluded or failed.")
+             f"join), each measured {rounds_text(run, agg, 'arms' if comparisons else 'frameworks')}, with "
+             f"the app's CPU and memory sampled, on a {run.cores}-core machine (profile "
+             f"{run.manifest.get('profile', '?')}). First the answer: how ASP.NET Core compares with "
+             "Express.js per case; "
+             + (f"then variant against variant ({'; '.join(versus_names(run, v) for v in comparisons)}); "
+                if comparisons else "")
+             + "then the run's details, the verdicts on the study's claims, the study's tables and figures "
+             "recomputed, and an appendix of the iterations that were flagged, excluded or failed.")
     flagged, excluded, failed = (int(status[c].sum()) for c in ("flagged", "excluded", "failed"))
     doc.para(f"{flagged} iteration{'s' if flagged != 1 else ''} flagged, {excluded} excluded, {failed} "
              "failed: see the appendix." if flagged + excluded + failed else
@@ -156,7 +179,7 @@ def basis(run: Run, answers: pd.DataFrame) -> str:
     """What the answer's ratios rest on: paired rounds, independent groups, or single iterations."""
     if is_paired(run.manifest):
         return "paired"
-    single = answers["ratio_low"].isna() & (answers[["aspnet_n", "express_n"]].min(axis=1) < 2)
+    single = answers["ratio_low"].isna() & (answers[["numerator_n", "denominator_n"]].min(axis=1) < 2)
     return "single" if single.all() else "independent"
 
 
@@ -168,10 +191,24 @@ BASIS_LINE = {
 }
 
 
-def method_text(run: Run, kind: str) -> str:
+def basis_line(kind: str, who: str = "frameworks", where: str = "see below") -> str:
+    return BASIS_LINE[kind].replace("frameworks", who).replace("framework", who[:-1]).replace("see below", where)
+
+
+def versus_names(run: Run, versus) -> str:
+    return f"{run.display_name(versus.numerator)} / {run.display_name(versus.denominator)}"
+
+
+def method_text(run: Run, kind: str, who: str = "frameworks", symbol: str = "A/E") -> str:
+    """How the ratios were computed; `who` names the two sides (frameworks, or arms of a variant
+    comparison) and `symbol` the ratio."""
+    return _method_text(run, kind, symbol).replace("frameworks", who).replace("framework", who[:-1])
+
+
+def _method_text(run: Run, kind: str, symbol: str) -> str:
     if kind == "paired":
         return ("In each round both frameworks ran seconds apart, in a seeded random order, so each "
-                "round gives one ratio A/E in which the drift of the shared machine that both felt "
+                f"round gives one ratio {symbol} in which the drift of the shared machine that both felt "
                 "cancels. The ratio shown is the geometric mean of the per-round ratios; its 95 % "
                 "interval is the Student t interval of the mean log ratio, exponentiated; significance "
                 "is the paired t-test on the log ratios (two-sided, alpha 0.05), which can reach "
@@ -202,26 +239,60 @@ def method_text(run: Run, kind: str) -> str:
 
 def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Path) -> None:
     """The tables and figures first, with one line on how to read them; the flags and the method
-    after them, for the reader who wants to know why."""
-    kind = basis(run, answers)
+    after them, for the reader who wants to know why. Only the default arms aspnet and express take
+    part; a run without either says so in one line."""
     doc.heading(2, "The answer: ASP.NET Core / Express.js, per case")
+    missing = answer.missing_frameworks(run)
+    if missing:
+        doc.para(f"No framework answer: this run has no {' and no '.join(f'{run.display_name(f)} ({f})' for f in missing)}"
+                 f" arm (its arms: {', '.join(run.arms)}); it needs the default arms aspnet and express.")
+        return
+    kind = basis(run, answers)
     doc.para("A/E = ASP.NET Core / Express.js, with its 95 % interval. Throughput above 1: ASP.NET Core "
              "served more requests per second. p95 response time, CPU and memory below 1: ASP.NET Core "
              f"was faster or used less; above 1: Express.js did. {answer.SIGNIFICANT} significant (p < "
              f"{ALPHA}); {answer.FLAGGED} load-flagged case (explained below). {BASIS_LINE[kind]}")
+    comparison_tables(doc, run, answers, answer.FRAMEWORKS, apis, figs)
+    legend(doc, run, answers, kind)
+
+
+def comparison_tables(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path) -> None:
+    """Per API: the table of ratios per case and its forest plot."""
+    symbol = versus.symbol if versus.frameworks else versus_names(run, versus)
     for api in apis:
         title = "REST" if api == "rest" else "GraphQL"
         doc.heading(3, title)
         if answers[answers["api"] == api].empty:
-            lacking = " and ".join(tables.unmeasured(run)[api]) or "one of the frameworks"
-            doc.para(f"No {title} case has both frameworks measured: {lacking} has no ok {title} iteration.")
+            if versus.frameworks:
+                lacking = " and ".join(tables.unmeasured(run)[api]) or "one of the frameworks"
+                doc.para(f"No {title} case has both frameworks measured: {lacking} has no ok {title} iteration.")
+            else:
+                ok = tables.ok_rows(run)
+                lacking = " and ".join(run.display_name(a) for a in (versus.numerator, versus.denominator)
+                                       if ok[(ok["api"] == api) & (ok["framework"] == a)].empty)
+                doc.para(f"No {title} case has both arms measured: "
+                         + (f"{lacking} has no ok {title} iteration." if lacking else
+                            f"they have no ok {title} iteration of one case."))
             continue
         table, classes = answer.display(answers, api)
-        doc.table(table, f"{title}: A/E per case, 95 % interval; {answer.SIGNIFICANT} significant, "
+        doc.table(table, f"{title}: {symbol} per case, 95 % interval; {answer.SIGNIFICANT} significant, "
                          f"{answer.FLAGGED} load-flagged case", classes)
-        path = figures.forest(run, answers, api, figs / f"answer_{api}.png")
-        doc.figure(path, f"{title}: A/E per case and metric, with 95 % intervals, on a log axis (0.5 and 2 "
+        path = figures.forest(run, answers, api, figs / figure_name(versus, api), versus)
+        doc.figure(path, f"{title}: {symbol} per case and metric, with 95 % intervals, on a log axis (0.5 and 2 "
                          "are equally far from 1).")
+
+
+def figure_name(versus, api: str) -> str:
+    """answer_<api>.png for the framework answer; variants_<numerator>_vs_<denominator>_<api>.png
+    otherwise, with the ':' of an arm's name written '-' (a colon in a link can read as a scheme)."""
+    if versus.frameworks:
+        return f"answer_{api}.png"
+    return f"variants_{versus.numerator.replace(':', '-')}_vs_{versus.denominator.replace(':', '-')}_{api}.png"
+
+
+def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "frameworks",
+           symbol: str = "A/E") -> None:
+    """How to read the answer's tables, and how their ratios were computed."""
     used = sorted({f for flags in answers["load_flags"] for f in flags.split(";") if f})
     doc.heading(3, "How to read the answer")
     doc.bullets([
@@ -229,10 +300,10 @@ def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], f
         f"{ALPHA}" + (", so the interval excludes 1" if kind == "paired" else
                       " by the test of the study's tables below, which is not the one behind the interval, "
                       "so at the edge the two can disagree")
-        + ". Without it, this run cannot tell the two frameworks apart at that level. The grey band in "
+        + f". Without it, this run cannot tell the two {who} apart at that level. The grey band in "
         "the figures is within 10 % of 1.",
         f"{answer.FLAGGED} after a case (grey in the table, hollow markers in the figures): at least one "
-        "iteration of either framework in that case was flagged "
+        f"iteration of either {who[:-1]} in that case was flagged "
         + " or ".join(answer.LOAD_FLAGS) + ". " + " ".join(
             f"{f.capitalize()}: {answer.LOAD_FLAGS[f]}." for f in answer.LOAD_FLAGS)
         + " Such a case measured a lighter load than its name says." + ("" if used else
@@ -241,7 +312,87 @@ def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], f
         "and p99 response time, and every cell's p and n, are in tables/answer.csv.",
     ])
     doc.heading(3, "How the ratios were computed, and why")
-    doc.para(method_text(run, kind))
+    doc.para(method_text(run, kind, who, symbol))
+
+
+def variant_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path,
+                    explain: bool = False) -> None:
+    """Variant against variant, as the framework answer: what differs between the two arms, then
+    per API the table and forest plot of numerator / reference. `explain`: carry the legend and the
+    method (when the run has no framework answer to carry them)."""
+    names = versus_names(run, versus)
+    a, b = (run.display_name(x) for x in (versus.numerator, versus.denominator))
+    doc.heading(2, f"Variants: {names}")
+    doc.para(differences(run, versus))
+    kind = basis(run, answers) if not answers.empty else ("paired" if is_paired(run.manifest) else "independent")
+    where = "see below" if explain else "as for the framework answer above"
+    doc.para(f"{names}: {versus.numerator} over the reference arm {versus.denominator} (the arm of "
+             f"{run.base(versus.denominator)} named first in this run), with its 95 % interval. Throughput "
+             f"above 1: {a} served more requests per second. p95 response time, CPU and memory below 1: "
+             f"{a} was faster or used less; above 1: {b} did. {answer.SIGNIFICANT} significant (p < {ALPHA}); "
+             f"{answer.FLAGGED} load-flagged case. {basis_line(kind, 'arms', where)}")
+    comparison_tables(doc, run, answers, versus, apis, figs)
+    if explain:
+        legend(doc, run, answers, kind, "arms", "ratio")
+    else:
+        doc.para("Read as the framework answer above: the marks, the intervals and the tests mean the "
+                 "same, with this framework's two arms in place of the two frameworks.")
+
+
+def flat(value, prefix: str = "") -> dict:
+    """A nested settings dict as dotted keys (libraries.MySqlConnector), values as written."""
+    if not isinstance(value, dict):
+        return {prefix: value} if prefix else {}
+    out = {}
+    for key, inner in value.items():
+        out.update(flat(inner, f"{prefix}.{key}" if prefix else str(key)) if isinstance(inner, dict)
+                   else {f"{prefix}.{key}" if prefix else str(key): inner})
+    return out
+
+
+def shown_value(value) -> str:
+    if value is None:
+        return "not set"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def differing(a: dict, b: dict) -> list[str]:
+    """`key: a's value against b's` for every key whose values differ."""
+    keys = list(dict.fromkeys([*a, *b]))
+    return [f"{k}: {shown_value(a.get(k))} against {shown_value(b.get(k))}" for k in keys if a.get(k) != b.get(k)]
+
+
+def differences(run: Run, versus) -> str:
+    """One paragraph: each arm's variant with its description, then the settings, environment and
+    loaded versions that differ between the two, from the manifest."""
+    described, effective = [], {}
+    for arm in (versus.numerator, versus.denominator):
+        entry = run.entry(arm)
+        variant = entry.get("variant") if isinstance(entry.get("variant"), dict) else {}
+        name = entry.get("variant_run") or variant.get("name") or (arm.split(":", 1)[1] if ":" in arm else "default")
+        description = variant.get("description")
+        described.append(f"{run.display_name(arm)} ({arm}, variant {name}"
+                         + (", the reference" if arm == versus.denominator else "") + "): "
+                         + (description if description else "the manifest does not describe this variant"))
+        settings = {**(entry.get("settings") if isinstance(entry.get("settings"), dict) else {}),
+                    **(variant.get("settings") if isinstance(variant.get("settings"), dict) else {})}
+        effective[arm] = {"settings": flat(settings), "env": flat(entry.get("env", {})),
+                          "loaded": flat(entry.get("loaded", {}))}
+    a, b = effective[versus.numerator], effective[versus.denominator]
+    order = f"{run.display_name(versus.numerator)} against {run.display_name(versus.denominator)}"
+    text = "What the ratio compares. " + "; ".join(described) + "."
+    found = False
+    for part, what in (("settings", "Settings that differ"), ("env", "Environment that differs"),
+                       ("loaded", "What the processes reported loading, where it differs")):
+        if part == "loaded" and not (a["loaded"] and b["loaded"]):
+            continue
+        lines = differing(a[part], b[part])
+        if lines:
+            found = True
+            text += f" {what} ({order}): " + "; ".join(lines) + "."
+    if not found:
+        text += " Their recorded settings, environment and loaded versions do not differ."
+    return text
 
 
 def run_section(doc: Doc, run: Run, status: pd.DataFrame) -> None:

@@ -35,14 +35,28 @@ def aggregate(run: Run) -> pd.DataFrame:
 SIGNIFICANCE_COLUMNS = ["api", *CASE_COLUMNS, "metric", *(f"{f}_mean" for f in PAIR),
                         *(f"{f}_n" for f in PAIR), "pairs", "test", "p", "judged", "significant", "sign", "result", "ratio",
                         "ratio_low", "ratio_high", "ratio_note"]
+# compare_arms's columns: a is the numerator, b the denominator.
+COMPARISON_COLUMNS = ["api", *CASE_COLUMNS, "metric", "a_mean", "b_mean", "a_n", "b_n", "pairs", "test", "p",
+                      "judged", "significant", "sign", "result", "ratio", "ratio_low", "ratio_high", "ratio_note"]
 
 
 def significance(run: Run) -> pd.DataFrame:
     """The study's pair (ASP.NET Core vs Express), per api, case and metric; a = aspnet, b = express:
     the test, and the ratio a/b with its 95 % interval (the cells analysis.verdicts judges the
     study's claims on). A paired run is compared round by round (analysis.paired); any other as two
-    independent groups of iterations (analysis.stats)."""
+    independent groups of iterations (analysis.stats). Only the two default arms `aspnet` and
+    `express` take part: a run's other variants are compared in analysis.answer's variant sections."""
     a_name, b_name = PAIR
+    cells = compare_arms(run, a_name, b_name).rename(columns={
+        "a_mean": f"{a_name}_mean", "b_mean": f"{b_name}_mean", "a_n": f"{a_name}_n", "b_n": f"{b_name}_n"})
+    return cells[SIGNIFICANCE_COLUMNS]
+
+
+def compare_arms(run: Run, a_name: str, b_name: str) -> pd.DataFrame:
+    """Any two arms of a run (two frameworks, or two variants of one), per api, case and metric:
+    the test and the ratio a/b with its 95 % interval, paired by round in a paired run (every arm
+    of a slot runs in each round), as independent groups otherwise. Cases where either arm has no
+    ok iteration are left out."""
     compare_cell = paired_cell if is_paired(run.manifest) else independent_cell
     records = []
     for (api, *case), group in ok_rows(run).groupby(["api", *CASE_COLUMNS]):
@@ -52,14 +66,14 @@ def significance(run: Run) -> pd.DataFrame:
         for metric in METRICS:
             c, r, pairs = compare_cell(a, b, metric)
             records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric,
-                            f"{a_name}_mean": a[metric].mean(), f"{b_name}_mean": b[metric].mean(),
-                            f"{a_name}_n": int(a[metric].notna().sum()), f"{b_name}_n": int(b[metric].notna().sum()),
+                            "a_mean": a[metric].mean(), "b_mean": b[metric].mean(),
+                            "a_n": int(a[metric].notna().sum()), "b_n": int(b[metric].notna().sum()),
                             "pairs": pairs, "test": c.test, "p": c.p, "judged": c.judged,
                             "significant": c.significant, "sign": c.sign,
                             "result": c.describe(run.display_name(a_name), run.display_name(b_name)),
                             "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high,
                             "ratio_note": r.reason})
-    return pd.DataFrame.from_records(records, columns=SIGNIFICANCE_COLUMNS)
+    return pd.DataFrame.from_records(records, columns=COMPARISON_COLUMNS)
 
 
 def independent_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str):
@@ -67,7 +81,7 @@ def independent_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str):
 
 
 def paired_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str):
-    """Rounds where both frameworks are ok make the pairs; `iteration` is the round."""
+    """Rounds where both arms are ok make the pairs; `iteration` is the round."""
     both = a.set_index("iteration")[[metric]].join(b.set_index("iteration")[[metric]], how="inner",
                                                    lsuffix="_a", rsuffix="_b")
     p = paired(both[f"{metric}_a"], both[f"{metric}_b"])

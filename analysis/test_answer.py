@@ -59,8 +59,11 @@ def test_answer_csv_carries_six_metrics_per_cell_with_the_load_flags(report):
     answers = pd.read_csv(report / "tables" / "answer.csv", keep_default_na=False)
     assert list(answers.columns) == [
         "api", "case", "requests", "rows", "joins", "metric", "ratio", "ratio_low", "ratio_high", "p",
-        "significant", "judged", "pairs", "aspnet_n", "express_n", "load_flags", "comparison", "note"]
+        "significant", "judged", "pairs", "aspnet_n", "express_n", "load_flags", "comparison", "note",
+        "numerator", "denominator", "numerator_n", "denominator_n"]
     assert len(answers) == 2 * 3 * 6
+    assert set(zip(answers["numerator"], answers["denominator"])) == {("aspnet", "express")}
+    assert (answers["numerator_n"] == answers["aspnet_n"]).all() and (answers["denominator_n"] == answers["express_n"]).all()
     assert list(answers["metric"][:6]) == ["throughput_rps", "mean_ms", "p95_ms", "p99_ms", "cpu_mean_pct", "rss_peak_mb"]
     flags = answers.groupby(["api", "case"])["load_flags"].first().to_dict()
     assert flags == {("graphql", 1): "loadgen_saturated", ("graphql", 7): "", ("graphql", 18): "",

@@ -15,7 +15,6 @@ import random
 import statistics
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import apps
@@ -33,21 +32,6 @@ CASES = [
     (1, "/rest/comment/{id}", "rotate_ids.lua", "/rest/comment/"),
     (3, "/rest/comments/100", "fixed_path.lua", "/rest/comments/100"),
 ]
-
-
-@dataclass(frozen=True)
-class Target:
-    framework: str
-    variant: str
-    framework_json: dict
-
-    @property
-    def name(self) -> str:
-        return self.framework if self.variant == "default" else f"{self.framework}:{self.variant}"
-
-    @property
-    def env(self) -> dict:
-        return next(v for v in self.framework_json["variants"] if v["name"] == self.variant)["env"]
 
 
 def parse_args(argv):
@@ -69,18 +53,6 @@ def parse_args(argv):
     return args
 
 
-def targets(names) -> list[Target]:
-    chosen = []
-    for name in names or [f["name"] for f in apps.frameworks()]:
-        framework, _, variant = name.partition(":")
-        found = apps.find_framework(framework)
-        variants = [v["name"] for v in found.get("variants") or [{"name": "default"}]]
-        if (variant or "default") not in variants:
-            fail(f"{framework} has no variant {variant!r}; known: {', '.join(variants)}.")
-        chosen.append(Target(framework, variant or "default", found))
-    return chosen
-
-
 def wrk(base, script, path, args, seconds):
     ids = IDS / "comment_ids.csv"
     cmd = [need_tool("wrk", "Run ./testbed setup."), f"-t{args.threads}", f"-c{args.connections}",
@@ -99,38 +71,39 @@ def wrk(base, script, path, args, seconds):
     return requests / (duration_us / 1e6), p99_us / 1000, errors
 
 
-def start(target: Target) -> tuple[subprocess.Popen, str]:
-    build(target.framework_json)
+def start(target: dict) -> tuple[subprocess.Popen, str]:
+    """A target is an arm: a framework as one of its variants runs it (benchlib/apps.py)."""
+    build(target)
     port = free_port()
-    log = LOGS / f"http_bench-{target.name.replace(':', '-')}.log"
-    proc = apps.start_app(target.framework_json, port, log, extra_env=target.env)
-    apps.wait_ready(target.framework_json, port, proc, log)
-    return proc, apps.url(target.framework_json, port)
+    log = LOGS / f"http_bench-{target['name'].replace(':', '-')}.log"
+    proc = apps.start_app(target, port, log)
+    apps.wait_ready(target, port, proc, log)
+    return proc, apps.url(target, port)
 
 
 def bench(args) -> int:
     ensure_debian("load")
     start_database()
-    chosen = targets(args.targets)
+    chosen = apps.select_arms(args.targets)
     say(f"http_bench: database {database().describe()}; wrk {args.connections} connections, "
         f"{args.threads} thread(s), {args.warmup} s warm-up + {args.duration} s per measurement, "
         f"{args.rounds} rounds, seed {args.seed}")
     running = {}
     try:
         for target in chosen:
-            running[target.name] = start(target)
-        results = {(t.name, case): [] for t in chosen for case, *_ in CASES}
+            running[target["name"]] = start(target)
+        results = {(t["name"], case): [] for t in chosen for case, *_ in CASES}
         rng = random.Random(args.seed)
         for round_number in range(1, args.rounds + 1):
             for case, label, script, path in CASES:
                 order = rng.sample(chosen, len(chosen))
                 for target in order:
-                    base = running[target.name][1]
+                    base = running[target["name"]][1]
                     if args.warmup:
                         wrk(base, script, path, args, args.warmup)
                     rps, p99, errors = wrk(base, script, path, args, args.duration)
-                    results[(target.name, case)].append((rps, p99, errors))
-                    say(f"round {round_number} case {case} {target.name:<20} {rps:>10.1f} req/s "
+                    results[(target["name"], case)].append((rps, p99, errors))
+                    say(f"round {round_number} case {case} {target['name']:<20} {rps:>10.1f} req/s "
                         f"p99 {p99:>7.2f} ms errors {errors}")
     finally:
         for proc, _ in running.values():
@@ -139,18 +112,18 @@ def bench(args) -> int:
     return 0
 
 
-def report(chosen: list[Target], results: dict) -> None:
-    first = chosen[0].name
+def report(chosen: list[dict], results: dict) -> None:
+    first = chosen[0]["name"]
     say(f"\nmedians over the rounds; ratio = target / {first}, the median of the per-round ratios")
     say(f"{'target':<22} {'case':>4}  {'endpoint':<20} {'requests/s':>11} {'ratio':>6} "
         f"{'p99 ms':>8} {'ratio':>6} {'errors':>7}")
     for case, label, *_ in CASES:
         base = results[(first, case)]
         for target in chosen:
-            runs = results[(target.name, case)]
+            runs = results[(target["name"], case)]
             rps_ratio = statistics.median(r[0] / b[0] for r, b in zip(runs, base))
             p99_ratio = statistics.median(r[1] / b[1] for r, b in zip(runs, base) if b[1])
-            say(f"{target.name:<22} {case:>4}  {label:<20} {statistics.median(r[0] for r in runs):>11.1f} "
+            say(f"{target['name']:<22} {case:>4}  {label:<20} {statistics.median(r[0] for r in runs):>11.1f} "
                 f"{rps_ratio:>6.2f} {statistics.median(r[1] for r in runs):>8.2f} {p99_ratio:>6.2f} "
                 f"{sum(r[2] for r in runs):>7}")
 

@@ -2,7 +2,9 @@
 
 Two samplers run side by side, each as its own process so its cost can be measured and it never
 competes with the run engine:
-- `proc`: reads /proc/<pid>/stat at 10 Hz (CPU from utime+stime deltas, RSS) → proc.csv;
+- `proc`: reads /proc/<pid>/stat at 10 Hz (CPU from utime+stime deltas, RSS) → proc.csv; an app's
+  row sums the app and its descendants (a cluster's workers), RSS included (shared pages counted in
+  each process, as `ps` would);
 - `top`: the study's `top -d 0.1 | grep --line-buffered` (Appendix B), by exact PID, parsed → top.csv.
 Both stamp rows with seconds since a shared t0 (wall clock), so their files line up.
 
@@ -17,11 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib.processes import TICKS, parse_stat
+from benchlib.processes import TICKS, children, parse_stat
 
 PROC_HEADER = "t_s,role,pid,cpu_pct,rss_kb\n"
 TOP_HEADER = "t_s,role,pid,cpu_pct,mem_pct,res_kb\n"
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+TREE_REFRESH_S = 1.0
 TOP_UNITS = {"k": 1, "m": 1024, "g": 1024 ** 2, "t": 1024 ** 3, "p": 1024 ** 4, "e": 1024 ** 5}
 
 
@@ -33,31 +36,87 @@ def _stop(signum, frame):
     raise Stop()
 
 
-def sample_proc(targets: dict[str, int], out, t0: float, hz: float = 10.0) -> None:
-    """Sample until Stop: one row per live pid per tick, CPU % of one core since the last tick."""
-    fds, last = {}, {}
-    for role, pid in targets.items():
+def descendants(pid: int) -> list[int]:
+    found, todo = [], children(pid)
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo += children(child)
+    return found
+
+
+class Tree:
+    """One sampled role: a process and, for an app, its descendants (a cluster's workers), whose
+    CPU and RSS are summed into the role's row. Descendants are looked up once a second."""
+
+    def __init__(self, pid: int, with_descendants: bool):
+        self.root, self.with_descendants = pid, with_descendants
+        self.fds: dict[int, int] = {}
+        self.last: dict[int, int] = {}   # pid -> CPU ticks at the previous tick
+        self.looked_up = -TREE_REFRESH_S
+        self.add(pid)
+
+    def add(self, pid: int) -> None:
         try:
-            fds[role] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+            self.fds[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
         except OSError:
-            continue
+            pass
+
+    def refresh(self, now: float) -> None:
+        if self.with_descendants and now - self.looked_up >= TREE_REFRESH_S:
+            self.looked_up = now
+            for pid in descendants(self.root):
+                if pid not in self.fds:
+                    self.add(pid)
+
+    @property
+    def alive(self) -> bool:
+        return self.root in self.fds
+
+    def read(self) -> tuple[int, int]:
+        """(CPU ticks used since the previous read by the processes seen both times, RSS pages)."""
+        used = rss = 0
+        for pid, fd in list(self.fds.items()):
+            try:
+                cpu, pages = parse_stat(os.pread(fd, 1024, 0).decode())
+            except (OSError, ValueError):  # the process is gone: stop sampling it
+                os.close(self.fds.pop(pid))
+                self.last.pop(pid, None)
+                continue
+            used += cpu - self.last.get(pid, cpu)
+            self.last[pid] = cpu
+            rss += pages
+        return used, rss
+
+    def close(self) -> None:
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds.clear()
+
+
+def sample_proc(targets: dict[str, int], out, t0: float, hz: float = 10.0) -> None:
+    """Sample until Stop: one row per live role per tick, CPU % of one core since the last tick.
+    An app's role (app, app:<framework>) covers its descendants too."""
+    trees = {role: Tree(pid, role.startswith("app")) for role, pid in targets.items()}
+    trees = {role: tree for role, tree in trees.items() if tree.alive}
     interval = 1.0 / hz
     tick = time.monotonic()
+    previous = {}
     try:
-        while fds:
+        while trees:
             now = time.monotonic()
             wall = time.time() - t0
-            for role, fd in list(fds.items()):
-                try:
-                    cpu, rss = parse_stat(os.pread(fd, 1024, 0).decode())
-                except (OSError, ValueError):  # the process is gone: stop sampling it
-                    os.close(fds.pop(role))
+            for role, tree in list(trees.items()):
+                tree.refresh(now)
+                used, pages = tree.read()
+                if not tree.alive:
+                    tree.close()
+                    del trees[role]
                     continue
-                if role in last:
-                    prev_cpu, prev_t = last[role]
-                    pct = (cpu - prev_cpu) / TICKS / (now - prev_t) * 100
-                    out.write(f"{wall:.3f},{role},{targets[role]},{pct:.1f},{rss * PAGE_KB}\n")
-                last[role] = (cpu, now)
+                if role in previous:
+                    pct = used / TICKS / (now - previous[role]) * 100
+                    out.write(f"{wall:.3f},{role},{tree.root},{pct:.1f},{pages * PAGE_KB}\n")
+                previous[role] = now
             tick += interval
             delay = tick - time.monotonic()
             if delay < 0:  # fell behind (a loaded machine): skip ticks rather than burst

@@ -94,3 +94,25 @@ def test_the_jvm_is_found_behind_a_launcher_that_does_not_exec(tmp_path):
     finally:
         os.killpg(launcher.pid, 9)
         launcher.wait()
+
+
+def test_an_app_s_row_sums_its_descendants_as_a_cluster_s_workers_would_be(tmp_path):
+    # An idle parent whose child burns a core: the app's CPU is the child's; the same tree under
+    # another role (the database's) counts only the process named.
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; "
+                               "subprocess.Popen([sys.executable, '-c', 'while True: pass']); time.sleep(60)"],
+                              start_new_session=True)
+    try:
+        time.sleep(0.5)
+        samplers = Samplers({"app:toy": parent.pid, "db": parent.pid}, tmp_path, kinds=("proc",))
+        time.sleep(2.5)
+        samplers.stop()
+    finally:
+        os.killpg(parent.pid, 9)
+        parent.wait()
+    table = rows(tmp_path / "proc.csv")
+    late = [r for r in table if float(r["t_s"]) > 1.2]  # the children are looked up once a second
+    app = [float(r["cpu_pct"]) for r in late if r["role"] == "app:toy"]
+    db = [float(r["cpu_pct"]) for r in late if r["role"] == "db"]
+    assert app and db and {r["pid"] for r in table} == {str(parent.pid)}
+    assert sum(app) > 10 * max(sum(db), 1.0)  # the child's core, not the sleeping parent's

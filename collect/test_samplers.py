@@ -55,7 +55,7 @@ def test_both_samplers_see_the_busy_process_and_not_the_idle_one(processes, tmp_
 
 def test_a_process_that_dies_stops_being_sampled_and_the_rest_go_on(processes, tmp_path):
     busy, idle = processes
-    short = subprocess.Popen(["sleep", "0.4"])
+    short = subprocess.Popen(["sleep", "1"])  # outlives the samplers' start on a busy machine
     samplers = Samplers({"app": short.pid, "db": idle.pid}, tmp_path)
     short.wait()
     time.sleep(1.0)

@@ -212,7 +212,9 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
         ax.set_xlim(low, high)
         ax.set_xticks(ratio_ticks(low, high), [f"{v:g}" for v in ratio_ticks(low, high)])
         ax.xaxis.set_minor_locator(ticker.NullLocator())
-        left, right = (run.display_name(f) for f in better_side(metric, versus))
+        # Two variants' display names are too long for a panel: the variants' own names stand in.
+        left, right = (run.display_name(f) if versus.frameworks else run.variant_name(f)
+                       for f in better_side(metric, versus))
         ax.set_xlabel(f"{versus.symbol}, {HEADINGS[metric]}\n← {left} better | {right} better →", fontsize=9)
         ax.set_title(HEADINGS[metric], fontsize=10)
         ax.grid(axis="x", alpha=0.3, which="major")

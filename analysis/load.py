@@ -46,6 +46,13 @@ class Run:
         `base` key; their arm names are the framework names."""
         return self.entry(arm).get("base") or arm.split(":")[0]
 
+    def variant_name(self, arm: str) -> str:
+        """The variant an arm runs: `variant_run` of the manifest, else the part after ':' (the
+        default arm of a run before variants: `default`)."""
+        variant = self.entry(arm).get("variant")
+        return (self.entry(arm).get("variant_run") or (variant.get("name") if isinstance(variant, dict) else None)
+                or (arm.split(":", 1)[1] if ":" in arm else "default"))
+
     @property
     def arms(self) -> list[str]:
         """Every arm of the run: those the user named (settings.frameworks), in that order, then

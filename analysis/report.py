@@ -244,8 +244,8 @@ def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], f
     doc.heading(2, "The answer: ASP.NET Core / Express.js, per case")
     missing = answer.missing_frameworks(run)
     if missing:
-        doc.para(f"No framework answer: this run has no {' and no '.join(f'{run.display_name(f)} ({f})' for f in missing)}"
-                 f" arm (its arms: {', '.join(run.arms)}); it needs the default arms aspnet and express.")
+        doc.para(f"No framework answer: this run has no {' and no '.join(missing)} arm (its arms: "
+                 f"{', '.join(run.arms)}); the answer compares the default arms aspnet and express.")
         return
     kind = basis(run, answers)
     doc.para("A/E = ASP.NET Core / Express.js, with its 95 % interval. Throughput above 1: ASP.NET Core "
@@ -369,7 +369,7 @@ def differences(run: Run, versus) -> str:
     for arm in (versus.numerator, versus.denominator):
         entry = run.entry(arm)
         variant = entry.get("variant") if isinstance(entry.get("variant"), dict) else {}
-        name = entry.get("variant_run") or variant.get("name") or (arm.split(":", 1)[1] if ":" in arm else "default")
+        name = run.variant_name(arm)
         description = variant.get("description")
         described.append(f"{run.display_name(arm)} ({arm}, variant {name}"
                          + (", the reference" if arm == versus.denominator else "") + "): "

@@ -28,15 +28,16 @@ function undecodableEscapesAsText(req, res, next) {
   next();
 }
 
-// The whole API over a mysql2 promise pool; server.js decides where it listens.
-export function createApp(pool, graphqlLimits) {
+// The whole API over a mysql2 promise pool, GraphQL served by `graphqlServer` (a module of
+// graphql/servers/); server.js decides where it listens.
+export function createApp(pool, graphqlLimits, graphqlServer) {
   const data = createData(pool);
   const app = express();
   // Same headers as the ASP.NET side: no ETag hashing of every body, no X-Powered-By.
   app.set('etag', false);
   app.disable('x-powered-by');
   app.use(undecodableEscapesAsText);
-  app.use(healthRouter(data), commentsRouter(data), usersRouter(data), graphqlRouter(data, graphqlLimits));
+  app.use(healthRouter(data), commentsRouter(data), usersRouter(data), graphqlRouter(data, graphqlLimits, graphqlServer));
   app.use(noSuchEndpoint);
   app.use(problemHandler);
   return app;

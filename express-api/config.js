@@ -1,5 +1,8 @@
 // Settings come from the environment only, so the testbed's manifest records all of them.
+// The database connections of the whole app (DB_POOL_SIZE); cluster.js splits them among its workers.
 export const POOL_SIZE = 100;
+// The GraphQL server libraries GRAPHQL_SERVER may name; the first is the default (the study's).
+export const GRAPHQL_SERVERS = ['express-graphql', 'graphql-http'];
 // Kestrel's default, not Node's 5 s: on a saturated machine a load thread can wait longer than
 // 5 s for the CPU between two requests, find its connection closed, and count an error that
 // ASP.NET Core would never see.
@@ -14,7 +17,7 @@ export class ConfigError extends Error {}
 
 // The GraphQL abuse limits (contract/README.md, "Limits"). Only tests raise them, e.g. to read the
 // whole schema by introspection; the benchmark runs the defaults.
-function limit(env, name, fallback) {
+function wholeNumber(env, name, fallback) {
   const text = env[name];
   // Empty counts as unset, as on the ASP.NET side, so that a compose file can pass `NAME=`.
   if (text === undefined || text === '') return fallback;
@@ -23,6 +26,15 @@ function limit(env, name, fallback) {
     throw new ConfigError(`${name} must be a whole number from 1 to 2147483647, not '${text}'`);
   }
   return value;
+}
+
+function graphqlServer(env) {
+  const name = env.GRAPHQL_SERVER;
+  if (name === undefined || name === '') return GRAPHQL_SERVERS[0];
+  if (!GRAPHQL_SERVERS.includes(name)) {
+    throw new ConfigError(`GRAPHQL_SERVER must be one of ${GRAPHQL_SERVERS.join(', ')}, not '${name}'`);
+  }
+  return name;
 }
 
 export function loadConfig(env = process.env) {
@@ -35,10 +47,23 @@ export function loadConfig(env = process.env) {
       user: env.DB_USER ?? 'forum_api',
       password: env.DB_PASSWORD ?? 'forum_api',
     },
+    poolSize: wholeNumber(env, 'DB_POOL_SIZE', POOL_SIZE),
+    graphqlServer: graphqlServer(env),
     graphqlLimits: {
-      maxDepth: limit(env, 'GRAPHQL_MAX_DEPTH', 5),
-      maxFields: limit(env, 'GRAPHQL_MAX_FIELDS', 200),
-      maxComments: limit(env, 'GRAPHQL_MAX_COMMENTS', 1000),
+      maxDepth: wholeNumber(env, 'GRAPHQL_MAX_DEPTH', 5),
+      maxFields: wholeNumber(env, 'GRAPHQL_MAX_FIELDS', 200),
+      maxComments: wholeNumber(env, 'GRAPHQL_MAX_COMMENTS', 1000),
     },
   };
+}
+
+// The settings, or one line that says what to fix (not a stack trace) and exit status 1.
+export function loadConfigOrExit() {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`express-api: ${error.message}`);
+    return process.exit(1);
+  }
 }

@@ -3,11 +3,12 @@ import { POOL_SIZE } from './config.js';
 
 // The contract's pool, the same shape as on the ASP.NET side (at most 100 connections, none kept
 // open in advance, no reset on return): connections are opened lazily and not reset on release.
-export function createPool(db) {
+// `size` is this process's share: all of POOL_SIZE, or a cluster worker's part of it.
+export function createPool(db, size = POOL_SIZE) {
   return mysql.createPool({
     ...db,
-    connectionLimit: POOL_SIZE,
-    maxIdle: POOL_SIZE,
+    connectionLimit: size,
+    maxIdle: size,
     waitForConnections: true,
     queueLimit: 0,
     resetOnRelease: false,

@@ -1,18 +1,31 @@
 // The start-up line `testbed-loaded {json}` (contract/README.md): the runtime and the versions of
-// the libraries this process loaded, read from the installed packages rather than from
-// package.json's wishes, so that each run records what really served it.
+// the libraries this process loaded, read from the running binary and the installed packages
+// rather than from package.json's or framework.json's wishes, so that each run records what really
+// served it (a variant's own Node binary included).
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
+import { POOL_SIZE, GRAPHQL_SERVERS } from './config.js';
 
-const LIBRARIES = ['express', 'express-graphql', 'graphql', 'mysql2', 'dataloader'];
+const LIBRARIES = ['express', 'graphql', 'mysql2', 'dataloader'];
 
 function installedVersion(name) {
   const file = new URL(`./node_modules/${name}/package.json`, import.meta.url);
   return JSON.parse(readFileSync(file, 'utf8')).version;
 }
 
-export function loadedReport() {
-  const loaded = { runtime: `Node.js ${process.version}`, driver: 'mysql2',
-    driver_version: installedVersion('mysql2') };
-  for (const name of LIBRARIES) loaded[name] = installedVersion(name);
+// config: loadConfig()'s settings (the GraphQL server and this process's pool).
+export function loadedReport({ graphqlServer = GRAPHQL_SERVERS[0], poolSize = POOL_SIZE } = {}) {
+  const loaded = {
+    runtime: `Node.js ${process.version}`,
+    runtime_path: process.execPath,
+    driver: 'mysql2',
+    driver_version: installedVersion('mysql2'),
+    graphql_server: graphqlServer,
+    graphql_server_version: installedVersion(graphqlServer),
+    // cluster.js tells its workers how many they are; a lone server.js is the only process.
+    processes: cluster.isWorker ? Number(process.env.CLUSTER_WORKERS) : 1,
+    pool_size_per_process: poolSize,
+  };
+  for (const name of [...LIBRARIES, graphqlServer]) loaded[name] = installedVersion(name);
   return `testbed-loaded ${JSON.stringify(loaded)}`;
 }

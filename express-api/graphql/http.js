@@ -1,7 +1,10 @@
 // The HTTP side of POST /graphql as contract/README.md states it ("The GraphQL transport"), the
 // same texts on the ASP.NET side: the response media type from Accept, the request checks in their
-// order, and the bodies that carry their verdicts. express-graphql executes what passes them.
-import { Problem } from '../problems.js';
+// order, and the bodies that carry their verdicts. The GraphQL server library (graphql/servers/)
+// executes what passes them.
+import { GraphQLError } from 'graphql';
+import { isUnreachable } from '../db.js';
+import { Problem, UNREACHABLE_DETAIL } from '../problems.js';
 
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 export const JSON_TYPE = 'application/json';
@@ -160,4 +163,15 @@ export function sendGraphQL(res, status, mediaType, errors, data) {
 
 export function sendRejection(res, status, mediaType, message) {
   sendGraphQL(res, status, mediaType, [{ message }]);
+}
+
+// The problem an execution's errors call for, or null. A cause that is not a GraphQLError is the
+// database (503) or a bug (500, logged), never the client; otherwise the GraphQL body answers.
+export function failureOf(errors) {
+  const causes = errors.map((error) => error.originalError)
+    .filter((cause) => cause != null && !(cause instanceof GraphQLError));
+  if (causes.some(isUnreachable)) return { status: 503, detail: UNREACHABLE_DETAIL };
+  if (causes.length === 0) return null;
+  console.error(causes[0]);
+  return { status: 500, detail: 'internal error' };
 }

@@ -12,9 +12,10 @@ export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 // Starts `node server.js` as the manifest would (NODE_ENV=production, DB_* from the environment
 // that ./testbed test provides, or the managed defaults, then `env`) and resolves once it listens;
-// rejects with its output if it exits instead.
-export async function startServer(env = {}) {
-  const child = spawn(process.execPath, ['server.js'], {
+// rejects with its output if it exits instead. `script` may be cluster.js (resolved once its first
+// worker listens), `node` another runtime's binary.
+export async function startServer(env = {}, { script = 'server.js', node = process.execPath } = {}) {
+  const child = spawn(node, [script], {
     cwd: APP_DIR,
     env: { ...process.env, NODE_ENV: 'production', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -28,10 +29,11 @@ export async function startServer(env = {}) {
       if (match) resolve(Number(match[1]));
     });
     // 'close', not 'exit': by then everything it printed has arrived.
-    child.on('close', (code) => reject(new Error(`server.js exited with ${code}:\n${output}`)));
+    child.on('close', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     output: () => output,
     async stop() {
       if (child.exitCode !== null) return;

@@ -1,0 +1,85 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer, get } from './helpers.js';
+import { workerCount, poolShares } from '../cluster-plan.js';
+
+const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+// The cluster's workers together open at most what one process would: 100.
+test('the pool is split so that the shares add up to the total', () => {
+  assert.deepEqual(poolShares(100, 2), [50, 50]);
+  assert.deepEqual(poolShares(100, 3), [34, 33, 33]);
+  assert.deepEqual(poolShares(100, 1), [100]);
+  for (let workers = 1; workers <= 100; workers += 1) {
+    const shares = poolShares(100, workers);
+    assert.equal(shares.length, workers);
+    assert.equal(shares.reduce((a, b) => a + b), 100, `${workers} workers`);
+    assert.ok(Math.max(...shares) - Math.min(...shares) <= 1, `${workers} workers`);
+  }
+});
+
+test('one worker per core, never more workers than connections', () => {
+  assert.equal(workerCount(100, 2), 2);
+  assert.equal(workerCount(100, 64), 64);
+  assert.equal(workerCount(3, 8), 3);
+  assert.equal(workerCount(100, 0), 1);
+});
+
+function children(pid) {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text === '' ? [] : text.split(' ').map(Number);
+}
+
+function environment(pid) {
+  return Object.fromEntries(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+    .filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+}
+
+test('cluster.js forks one worker per core, each with its share of the pool, and serves the API', async () => {
+  const server = await startServer({}, { script: 'cluster.js' });
+  try {
+    const expected = workerCount(100);
+    let workers = [];
+    for (let i = 0; i < 100 && (server.output().match(/listening on port/g) ?? []).length < expected; i += 1) {
+      await sleep(50);
+    }
+    workers = children(server.pid);
+    assert.equal(workers.length, expected, server.output());
+    const shares = workers.map((pid) => Number(environment(pid).DB_POOL_SIZE));
+    assert.equal(shares.reduce((a, b) => a + b), 100);
+    assert.deepEqual(shares.toSorted((a, b) => b - a), poolShares(100, expected));
+    const loaded = server.output().split('\n').filter((l) => l.startsWith('testbed-loaded '))
+      .map((l) => JSON.parse(l.slice('testbed-loaded '.length)));
+    assert.equal(loaded.length, expected);
+    for (const line of loaded) assert.equal(line.processes, expected);
+    const response = await get(server, '/rest/comment/1');
+    assert.equal(response.status, 200);
+    assert.match(response.text, /^\{"id":1,/);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a signal to the primary alone stops every worker', async () => {
+  const server = await startServer({}, { script: 'cluster.js' });
+  await sleep(500);
+  const workers = children(server.pid);
+  assert.ok(workers.length >= 1);
+  await server.stop();
+  await sleep(100);
+  for (const pid of workers) {
+    assert.equal(spawnSync('kill', ['-0', String(pid)]).status, 1, `worker ${pid} still runs`);
+  }
+});
+
+test('a bad setting stops cluster.js with one line before any worker is forked', async () => {
+  const result = spawnSync(process.execPath, ['cluster.js'], {
+    cwd: APP_DIR, encoding: 'utf8', env: { ...process.env, PORT: '0', DB_POOL_SIZE: 'many' } });
+  assert.equal(result.status, 1);
+  assert.equal(result.stderr, "express-api: DB_POOL_SIZE must be a whole number from 1 to 2147483647, not 'many'\n");
+  assert.equal(result.stdout, '');
+});

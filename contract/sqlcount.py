@@ -48,9 +48,11 @@ class StatementCounter:
         buffer = b""
         try:
             while data := source.recv(65536):
-                target.sendall(data)
+                # Counted before it is forwarded: the answer, and so the app's response, cannot
+                # reach verify before the statement that caused it is counted.
                 if from_client:
                     buffer = self._parse(buffer + data)
+                target.sendall(data)
         except OSError:
             pass
         finally:

@@ -255,12 +255,13 @@ def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
     result = run_runner(tmp_path, DRY_RUN="1", CASES="1,18")
     assert result.returncode == 0, result.stderr
     commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
-    assert len(commands) == 2 * sum(len(apis) for _, _, apis in targets().values()), result.stdout
     profile = PROFILES[services()["jmeter"]["environment"]["PROFILE"]]
+    assert len(commands) == 2 * profile.iterations * sum(len(apis) for _, _, apis in targets().values()), \
+        result.stdout
     seen = set()
     for command in commands:
         api = PurePosixPath(command[command.index("-t") + 1]).stem
-        case = int(re.search(r"/case-(\d+)/iter-01/", command[command.index("-l") + 1]).group(1))
+        case = int(re.search(r"/case-(\d+)/iter-\d+/", command[command.index("-l") + 1]).group(1))
         props = dict(arg[2:].split("=", 1) for arg in command if arg.startswith("-J"))
         host, port = props["host"], int(props["port"])
         framework = next(f for f, (h, p, _) in targets().items() if (h, p) == (host, port))

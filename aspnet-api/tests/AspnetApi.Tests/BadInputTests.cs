@@ -3,8 +3,8 @@ using System.Net;
 namespace AspnetApi.Tests;
 
 /// <summary>Every kind of bad input the contract names: a problem body, never a 500.</summary>
-[Collection(AppCollection.Name)]
-public sealed class BadInputTests(RunningApp app)
+// Both API styles run these tests: the two classes at the end of this file.
+public abstract class BadInputTests(RunningApp app)
 {
     static readonly string BadId = Reply.ProblemJson(400, "Bad Request", "id must be an integer from 1 to 2147483647");
     static readonly string BadLimit = Reply.ProblemJson(400, "Bad Request", "limit must be an integer from 1 to 1000");
@@ -87,3 +87,9 @@ public sealed class BadInputTests(RunningApp app)
         Assert.Equal(body, reply.Body);
     }
 }
+
+[Collection(AppCollection.Name)]
+public sealed class BadInputTestsOnMinimalApis(RunningApp app) : BadInputTests(app);
+
+[Collection(ControllersAppCollection.Name)]
+public sealed class BadInputTestsOnControllers(RunningAppWithControllers app) : BadInputTests(app);

@@ -6,8 +6,8 @@ namespace AspnetApi.Tests;
 /// Byte-exact bodies for a few seeded rows (seed 1, scale 1; values read from the database when
 /// these were written). Express must answer the very same bytes.
 /// </summary>
-[Collection(AppCollection.Name)]
-public sealed class ExactJsonTests(RunningApp app)
+// Both API styles run these tests: the two classes at the end of this file.
+public abstract class ExactJsonTests(RunningApp app)
 {
     const string Comment1 =
         """{"id":1,"threadId":1,"userId":1,"body":"praesentium cena alii","dateMade":"2021-03-04","dateLastUpdated":"2021-08-14"}""";
@@ -36,3 +36,9 @@ public sealed class ExactJsonTests(RunningApp app)
         Assert.Equal(expected, reply.Body);
     }
 }
+
+[Collection(AppCollection.Name)]
+public sealed class ExactJsonTestsOnMinimalApis(RunningApp app) : ExactJsonTests(app);
+
+[Collection(ControllersAppCollection.Name)]
+public sealed class ExactJsonTestsOnControllers(RunningAppWithControllers app) : ExactJsonTests(app);

@@ -3,8 +3,8 @@ using System.Net;
 namespace AspnetApi.Tests;
 
 /// <summary>The wire around the JSON: Content-Length, no chunking, keep-alive headers, HEAD.</summary>
-[Collection(AppCollection.Name)]
-public sealed class FramingTests(RunningApp app)
+// Both API styles run these tests: the two classes at the end of this file.
+public abstract class FramingTests(RunningApp app)
 {
     public static TheoryData<string> Paths =>
         ["/healthz", "/rest/comment/1", "/rest/comments/100", "/rest/user/1/comment", "/rest/user/1/comments/50",
@@ -55,3 +55,9 @@ public sealed class FramingTests(RunningApp app)
     static string[] HeaderNames(HttpResponseMessage response) =>
         response.Headers.Concat(response.Content.Headers).Select(h => h.Key.ToLowerInvariant()).Order().ToArray();
 }
+
+[Collection(AppCollection.Name)]
+public sealed class FramingTestsOnMinimalApis(RunningApp app) : FramingTests(app);
+
+[Collection(ControllersAppCollection.Name)]
+public sealed class FramingTestsOnControllers(RunningAppWithControllers app) : FramingTests(app);

@@ -3,8 +3,8 @@ using System.Net;
 namespace AspnetApi.Tests;
 
 /// <summary>Depth 5, 200 fields and 1,000 comments: at their edges, and rejected before any SQL.</summary>
-[Collection(AppCollection.Name)]
-public sealed class GraphQLLimitsTests(RunningApp app)
+// Both API styles run these tests: the two classes at the end of this file.
+public abstract class GraphQLLimitsTests(RunningApp app)
 {
     static string Aliases(int count, Func<int, string> field) =>
         "{ " + string.Join(" ", Enumerable.Range(0, count).Select(i => $"a{i}: {field(i)}")) + " }";
@@ -77,3 +77,9 @@ public sealed class GraphQLLimitsTests(RunningApp app)
         Assert.Equal("limit must be an integer from 1 to 1000", reply.Json.GetProperty("errors")[0].GetProperty("message").GetString());
     }
 }
+
+[Collection(AppCollection.Name)]
+public sealed class GraphQLLimitsTestsOnMinimalApis(RunningApp app) : GraphQLLimitsTests(app);
+
+[Collection(ControllersAppCollection.Name)]
+public sealed class GraphQLLimitsTestsOnControllers(RunningAppWithControllers app) : GraphQLLimitsTests(app);

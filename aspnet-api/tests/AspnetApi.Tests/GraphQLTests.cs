@@ -5,8 +5,8 @@ using System.Text.Json.Nodes;
 namespace AspnetApi.Tests;
 
 /// <summary>The four root fields over real HTTP: the same rows as REST, in GraphQL's shape.</summary>
-[Collection(AppCollection.Name)]
-public sealed class GraphQLTests(RunningApp app)
+// Both API styles run these tests: the two classes at the end of this file.
+public abstract class GraphQLTests(RunningApp app)
 {
     const string Fields = "id threadId userId body dateMade dateLastUpdated";
     const string WithUser = Fields + " user { id name email phone }";
@@ -137,3 +137,9 @@ public sealed class GraphQLTests(RunningApp app)
         Assert.DoesNotContain(names, n => !n.StartsWith("__") && n is not ("Query" or "Comment" or "User" or "ID" or "Int" or "String" or "Boolean"));
     }
 }
+
+[Collection(AppCollection.Name)]
+public sealed class GraphQLTestsOnMinimalApis(RunningApp app) : GraphQLTests(app);
+
+[Collection(ControllersAppCollection.Name)]
+public sealed class GraphQLTestsOnControllers(RunningAppWithControllers app) : GraphQLTests(app);

@@ -3,8 +3,8 @@ using System.Net;
 namespace AspnetApi.Tests;
 
 /// <summary>GraphQL over HTTP, the contract's rules: media types, request checks, status codes.</summary>
-[Collection(AppCollection.Name)]
-public sealed class GraphQLTransportTests(RunningApp app)
+// Both API styles run these tests: the two classes at the end of this file.
+public abstract class GraphQLTransportTests(RunningApp app)
 {
     const string Typename = """{"query":"{ __typename }"}""";
     const string Json = "application/json";
@@ -125,3 +125,9 @@ public sealed class GraphQLTransportTests(RunningApp app)
         Assert.Equal("POST", string.Join(", ", reply.Raw.Content.Headers.Allow));
     }
 }
+
+[Collection(AppCollection.Name)]
+public sealed class GraphQLTransportTestsOnMinimalApis(RunningApp app) : GraphQLTransportTests(app);
+
+[Collection(ControllersAppCollection.Name)]
+public sealed class GraphQLTransportTestsOnControllers(RunningAppWithControllers app) : GraphQLTransportTests(app);

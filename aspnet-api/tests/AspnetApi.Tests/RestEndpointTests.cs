@@ -4,8 +4,8 @@ using System.Text.Json;
 namespace AspnetApi.Tests;
 
 /// <summary>Every REST endpoint with rows 1, 50, 100 and joins 0, 1, against the seeded data.</summary>
-[Collection(AppCollection.Name)]
-public sealed class RestEndpointTests(RunningApp app)
+// Both API styles run these tests: the two classes at the end of this file.
+public abstract class RestEndpointTests(RunningApp app)
 {
     static readonly string[] CommentKeys = ["id", "threadId", "userId", "body", "dateMade", "dateLastUpdated"];
     static readonly string[] JoinKeys = [.. CommentKeys, "user"];
@@ -115,3 +115,9 @@ public sealed class RestEndpointTests(RunningApp app)
         Assert.Contains("@", user.GetProperty("email").GetString());
     }
 }
+
+[Collection(AppCollection.Name)]
+public sealed class RestEndpointTestsOnMinimalApis(RunningApp app) : RestEndpointTests(app);
+
+[Collection(ControllersAppCollection.Name)]
+public sealed class RestEndpointTestsOnControllers(RunningAppWithControllers app) : RestEndpointTests(app);

@@ -25,16 +25,25 @@ public class RunningApp : IAsyncLifetime
     /// <summary>Environment beyond DB_* and PORT: a variant's, or a test's.</summary>
     protected virtual IReadOnlyDictionary<string, string> Environment => new Dictionary<string, string>();
 
+    /// <summary>What is started: `dotnet bin/publish/AspnetApi.dll`, or a variant's apphost.</summary>
+    protected virtual (string Program, string[] Arguments) Command => ("dotnet", [PublishedApp]);
+
+    /// <summary>The framework-dependent build (framework.json's build).</summary>
+    public static string PublishedApp => Path.GetFullPath(Metadata("AppDll"));
+
+    /// <summary>The self-contained .NET 8 build (variant net8's build), started through its apphost.</summary>
+    public static string Net8AppHost => Path.GetFullPath(Metadata("Net8AppHost"));
+
     public async Task InitializeAsync()
     {
-        var dll = Path.GetFullPath(Metadata("AppDll"));
-        if (!File.Exists(dll))
-            throw new InvalidOperationException($"{dll} is missing: publish the app first (see framework.json's build).");
+        var (program, arguments) = Command;
+        var app = program == "dotnet" ? arguments[0] : program;
+        if (!File.Exists(app))
+            throw new InvalidOperationException($"{app} is missing: publish the app first (see framework.json's build).");
         var port = FreePort();
-        var start = new ProcessStartInfo("dotnet")
+        var start = new ProcessStartInfo(program, arguments)
         {
-            ArgumentList = { dll },
-            WorkingDirectory = Path.GetDirectoryName(dll)!,
+            WorkingDirectory = Path.GetDirectoryName(app)!,
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
@@ -115,6 +124,19 @@ public sealed class RunningAppOnMySqlData : RunningApp
         new Dictionary<string, string> { ["DB_DRIVER"] = "mysql-data" };
 }
 
+/// <summary>The same build with MVC controllers: the `mvc` variant of framework.json.</summary>
+public sealed class RunningAppWithControllers : RunningApp
+{
+    protected override IReadOnlyDictionary<string, string> Environment =>
+        new Dictionary<string, string> { ["API_STYLE"] = "controllers" };
+}
+
+/// <summary>The self-contained .NET 8 publish through its apphost: the `net8` variant.</summary>
+public sealed class RunningAppOnNet8 : RunningApp
+{
+    protected override (string Program, string[] Arguments) Command => (Net8AppHost, []);
+}
+
 [CollectionDefinition(Name)]
 public sealed class AppCollection : ICollectionFixture<RunningApp>
 {
@@ -125,4 +147,16 @@ public sealed class AppCollection : ICollectionFixture<RunningApp>
 public sealed class MySqlDataAppCollection : ICollectionFixture<RunningAppOnMySqlData>
 {
     public const string Name = "app on MySql.Data";
+}
+
+[CollectionDefinition(Name)]
+public sealed class ControllersAppCollection : ICollectionFixture<RunningAppWithControllers>
+{
+    public const string Name = "app with MVC controllers";
+}
+
+[CollectionDefinition(Name)]
+public sealed class Net8AppCollection : ICollectionFixture<RunningAppOnNet8>
+{
+    public const string Name = "app on .NET 8";
 }

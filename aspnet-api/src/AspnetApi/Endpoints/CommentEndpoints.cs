@@ -14,7 +14,7 @@ public static class CommentEndpoints
         rest.MapGetAndHead("/comments/{limit}", ByLimit);
     }
 
-    static async Task<Results<JsonBody<Comment>, JsonBody<Problem>>> ById(string id, ForumDatabase db)
+    public static async Task<Results<JsonBody<Comment>, JsonBody<Problem>>> ById(string id, ForumDatabase db)
     {
         if (!RouteValues.TryId(id, out var commentId))
             return Problems.BadId();
@@ -22,7 +22,7 @@ public static class CommentEndpoints
         return comment is null ? Problems.NoComment(commentId) : JsonBody.Ok(comment);
     }
 
-    static async Task<Results<JsonBody<List<Comment>>, JsonBody<Problem>>> ByLimit(string limit, ForumDatabase db)
+    public static async Task<Results<JsonBody<List<Comment>>, JsonBody<Problem>>> ByLimit(string limit, ForumDatabase db)
     {
         if (!RouteValues.TryLimit(limit, out var rows))
             return Problems.BadLimit();

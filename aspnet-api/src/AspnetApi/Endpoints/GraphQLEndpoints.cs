@@ -16,7 +16,7 @@ public static class GraphQLEndpoints
     public static void MapGraphQLEndpoints(this IEndpointRouteBuilder app) =>
         app.MapPost("/graphql", Execute);
 
-    static async Task<IResult> Execute(HttpContext http, IDocumentExecuter<ForumSchema> executer,
+    public static async Task<IResult> Execute(HttpContext http, IDocumentExecuter<ForumSchema> executer,
         IGraphQLTextSerializer serializer)
     {
         if (GraphQLMediaType.Negotiate(http.Request.Headers.Accept) is not { } mediaType)

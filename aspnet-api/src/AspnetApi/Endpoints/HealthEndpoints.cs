@@ -11,7 +11,7 @@ public static class HealthEndpoints
     public static void MapHealthEndpoints(this IEndpointRouteBuilder app) =>
         app.MapGetAndHead("/healthz", Check);
 
-    static async Task<JsonBody<Health>> Check(ForumDatabase db)
+    public static async Task<JsonBody<Health>> Check(ForumDatabase db)
     {
         await db.Ping();
         return JsonBody.Ok(new Health("ok"));

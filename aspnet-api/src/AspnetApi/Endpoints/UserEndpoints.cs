@@ -14,7 +14,7 @@ public static class UserEndpoints
         user.MapGetAndHead("/comments/{limit}", Comments);
     }
 
-    static async Task<Results<JsonBody<CommentWithUser>, JsonBody<Problem>>> FirstComment(string id, ForumDatabase db)
+    public static async Task<Results<JsonBody<CommentWithUser>, JsonBody<Problem>>> FirstComment(string id, ForumDatabase db)
     {
         if (!RouteValues.TryId(id, out var userId))
             return Problems.BadId();
@@ -22,7 +22,7 @@ public static class UserEndpoints
         return comment is null ? Problems.NoUserComments(userId) : JsonBody.Ok(comment);
     }
 
-    static async Task<Results<JsonBody<List<CommentWithUser>>, JsonBody<Problem>>> Comments(
+    public static async Task<Results<JsonBody<List<CommentWithUser>>, JsonBody<Problem>>> Comments(
         string id, string limit, ForumDatabase db)
     {
         if (!RouteValues.TryId(id, out var userId))

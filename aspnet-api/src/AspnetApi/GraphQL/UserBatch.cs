@@ -1,5 +1,9 @@
 using AspnetApi.Data;
 using GraphQL.DataLoader;
+#if !NET9_0_OR_GREATER
+// System.Threading.Lock is new in .NET 9; on .NET 8 (variant net8) `lock` takes a plain object's monitor.
+using Lock = object;
+#endif
 
 namespace AspnetApi.GraphQL;
 

@@ -1,0 +1,104 @@
+using System.Net;
+using System.Text.Json;
+
+namespace AspnetApi.Tests;
+
+/// <summary>What a run records about the process: the `testbed-loaded` line, parsed.</summary>
+static class LoadedLine
+{
+    const string Prefix = "testbed-loaded ";
+
+    public static Dictionary<string, string> Of(RunningApp app)
+    {
+        var line = app.Output.Split('\n').Select(l => l.Trim()).Single(l => l.StartsWith(Prefix));
+        return JsonSerializer.Deserialize<Dictionary<string, string>>(line[Prefix.Length..])!;
+    }
+
+    /// <summary>The runtime version a publish folder carries (self-contained: includedFrameworks).</summary>
+    public static string IncludedRuntime(string appFolder)
+    {
+        using var config = JsonDocument.Parse(File.ReadAllText(Path.Combine(appFolder, "AspnetApi.runtimeconfig.json")));
+        return config.RootElement.GetProperty("runtimeOptions").GetProperty("includedFrameworks").EnumerateArray()
+            .Single(f => f.GetProperty("name").GetString() == "Microsoft.NETCore.App").GetProperty("version").GetString()!;
+    }
+
+    public static JsonElement ConfigProperties(string appFolder)
+    {
+        using var config = JsonDocument.Parse(File.ReadAllText(Path.Combine(appFolder, "AspnetApi.runtimeconfig.json")));
+        return config.RootElement.GetProperty("runtimeOptions").GetProperty("configProperties").Clone();
+    }
+}
+
+/// <summary>The default: `dotnet AspnetApi.dll` on the shared .NET 10 runtime, minimal APIs.</summary>
+[Collection(AppCollection.Name)]
+public sealed class DefaultRuntimeTests(RunningApp app)
+{
+    [Fact]
+    public void LoadedLine_ReportsTheSharedRuntimeThatRuns()
+    {
+        var loaded = LoadedLine.Of(app);
+        // The shared runtime is picked when the process starts (roll-forward), so the version is
+        // read back from where CoreLib was loaded, not from the manifest or the runtimeconfig.
+        Assert.Equal("10", loaded["runtime_version"].Split('.')[0]);
+        Assert.Equal(".NET " + loaded["runtime_version"], loaded["runtime"]);
+        Assert.Equal(loaded["runtime_version"], Path.GetFileName(loaded["runtime_dir"]));
+        Assert.Equal("false", loaded["self_contained"]);
+        Assert.Equal("minimal", loaded["api_style"]);
+    }
+}
+
+/// <summary>Variant mvc: the same build, MVC controllers, and it says so.</summary>
+[Collection(ControllersAppCollection.Name)]
+public sealed class ControllersStyleTests(RunningAppWithControllers app)
+{
+    [Fact]
+    public void LoadedLine_NamesTheControllersStyle() =>
+        Assert.Equal("controllers", LoadedLine.Of(app)["api_style"]);
+}
+
+/// <summary>Variant net8: the self-contained .NET 8 publish, run through its apphost.</summary>
+[Collection(Net8AppCollection.Name)]
+public sealed class Net8RuntimeTests(RunningAppOnNet8 app)
+{
+    static string Folder => Path.GetDirectoryName(RunningApp.Net8AppHost)!;
+
+    [Fact]
+    public void LoadedLine_ReportsTheNet8RuntimePackThatRuns()
+    {
+        var loaded = LoadedLine.Of(app);
+        Assert.StartsWith("8.0.", loaded["runtime_version"]);
+        Assert.Equal(LoadedLine.IncludedRuntime(Folder), loaded["runtime_version"]);
+        Assert.Equal(".NET " + loaded["runtime_version"], loaded["runtime"]);
+        Assert.Equal(Folder, loaded["runtime_dir"]);
+        Assert.Equal("true", loaded["self_contained"]);
+        Assert.Equal(loaded["runtime_version"], loaded["aspnetcore"]);
+    }
+
+    [Fact]
+    public void RuntimeSettings_AreTheDefaultBuilds()
+    {
+        var net8 = LoadedLine.ConfigProperties(Folder).ToString();
+        var net10 = LoadedLine.ConfigProperties(Path.GetDirectoryName(RunningApp.PublishedApp)!).ToString();
+        Assert.Equal(net10, net8);
+        var loaded = LoadedLine.Of(app);
+        Assert.Equal(("true", "1", "true"), (loaded["server_gc"], loaded["gc_dynamic_adaptation_mode"], loaded["tiered_pgo"]));
+    }
+
+    [Fact]
+    public async Task Rest_SameBytes()
+    {
+        var reply = await Reply.Get(app.Http, "/rest/user/1/comment");
+        Assert.Equal(HttpStatusCode.OK, reply.Status);
+        Assert.Equal("""{"id":1,"threadId":1,"userId":1,"body":"praesentium cena alii","dateMade":"2021-03-04","dateLastUpdated":"2021-08-14","user":{"id":1,"name":"Aaliyah.Bosco","email":"Clarabelle.Osinski55@hotmail.com","phone":"893-788-0018 x04956"}}""", reply.Body);
+    }
+
+    [Fact]
+    public async Task GraphQL_BatchesUsersInOneStatement()
+    {
+        Reply? reply = null;
+        var selects = await ServerCounters.SelectsDuring(async () =>
+            reply = await Reply.GraphQL(app.Http, new { query = "{ commentsByLimit(limit: 50) { id user { id } } }" }));
+        Assert.Equal(HttpStatusCode.OK, reply!.Status);
+        Assert.Equal(2, selects);
+    }
+}

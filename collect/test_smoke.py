@@ -45,3 +45,26 @@ def test_smoke_profile_runs_the_whole_matrix(tmp_path, run_env):
     aspnet = manifest["frameworks"]["aspnet"]["loaded"]
     assert (aspnet["driver"], aspnet["driver_version"]) == ("MySqlConnector", "2.6.2")
     assert (run / "report" / "index.html").exists()
+
+
+def test_a_smoke_run_over_two_variants_of_each_framework_records_what_each_really_ran(tmp_path, run_env):
+    arms = ["aspnet", "aspnet:mysql-data", "express", "express:node22"]
+    result = run_testbed("run", "--profile", "smoke", "--variants", ",".join(arms), "--apis", "rest",
+                         "--cases", "1,4", "--results-dir", str(tmp_path), env=run_env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    [run] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["settings"]["frameworks"] == arms and list(manifest["frameworks"]) == arms
+    assert [manifest["frameworks"][a]["variant_run"] for a in arms] == ["default", "mysql-data", "default", "node22"]
+    assert len({manifest["ports"][a] for a in arms}) == 4  # served side by side
+    loaded = {}
+    for arm in arms:
+        for case in (1, 4):
+            record = json.loads((run / arm / "rest" / f"case-{case:02d}" / "iter-01" / "run.json").read_text())
+            assert record["status"] == "ok" and record["results"]["samples"] > 0, (arm, case, record)
+            assert record["variant"] == manifest["frameworks"][arm]["variant_run"]
+            loaded[arm] = record["loaded"]
+    # Read from each process at start-up, not from framework.json.
+    assert loaded["aspnet"]["driver"] == "MySqlConnector" and loaded["aspnet:mysql-data"]["driver"] == "MySql.Data"
+    assert loaded["express"]["runtime"].startswith("Node.js v20.")
+    assert loaded["express:node22"]["runtime"].startswith("Node.js v22.")

@@ -9,7 +9,7 @@ group as it starts it (groups run one after another: one starts when the one bef
 import os
 import re
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import plans
@@ -25,10 +25,13 @@ GROUP_STARTED = re.compile(r"Starting ThreadGroup: (\d+) : ")
 
 @dataclass
 class Slot:
-    """One measurement of a batch: the item, and the app (framework name, port) that serves it."""
+    """One measurement of a batch: the item, and the port of the app that serves it."""
     item: dict
-    framework: str
     port: int
+
+    @property
+    def framework(self) -> str:
+        return self.item["framework"]
 
 
 @dataclass
@@ -40,7 +43,6 @@ class Batch:
     jvm: int | None = None
     cores: int = 1                 # the CPU set JMeter's JVM runs on: pinned, or all
     samplers: Samplers | None = None
-    started: list[float] = field(default_factory=list)  # monotonic time each group was seen to start
 
     def jtl(self, index: int) -> Path:
         return self.folder / f"measurement-{index + 1:03d}.jtl"

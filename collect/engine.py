@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,16 +19,16 @@ from benchlib import database as managed_db
 from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
-from benchlib.jtl import JTL_FIELDS, summarize, window_bounds
+from benchlib.jtl import JTL_FIELDS, summarize
 from benchlib.paths import DEFAULT_RESULTS
 from benchlib.processes import alive, stop_group
-from benchlib.results import (JTL, MANIFEST, PROC, RUN_JSON, STATE, SUMMARY, append_summary,
+from benchlib.results import (JTL, MANIFEST, RUN_JSON, STATE, SUMMARY, append_summary,
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
 from collect import item_stats, pinning
 from collect.batch import Batch, Slot
 from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, log_tail, new_record, outcome_line,
-                          sampled_pid)
+                          sampled_pid, trimmed_stats)
 from collect.profiles import Profile
 from collect.progress import Progress, final_report
 from collect.run_manifest import loaded_report, now_iso
@@ -46,14 +47,16 @@ class AppFailed(Exception):
         self.tail = tail
 
 
+@dataclass
 class BatchEnd:
     """How a batch ended: its first `finished` measurements ran to their end; `reason` says why
     the one after them (if any) was cut, `failed` whether that makes it a failure or a measurement
     to redo, and `database_down` that the run must stop."""
-    def __init__(self, finished: int, reason: str | None = None, failed: bool = True,
-                 tail: str | None = None, database_down: bool = False):
-        self.finished, self.reason, self.failed = finished, reason, failed
-        self.tail, self.database_down = tail, database_down
+    finished: int
+    reason: str | None = None
+    failed: bool = True
+    tail: str | None = None
+    database_down: bool = False
 
 
 class RunEngine:
@@ -255,7 +258,7 @@ class RunEngine:
             return
         self.check_database()
         batch = Batch(batches.new_folder(self.dir),
-                      [Slot(item, item["framework"], apps.port(self.frameworks[item["framework"]]))
+                      [Slot(item, apps.port(self.frameworks[item["framework"]]))
                        for item in items], time.time())
         db_pid = self.database_pid()
         targets = {f"app:{name}": app.pid for name, app in self.apps.items()}
@@ -366,12 +369,8 @@ class RunEngine:
                                        log_tail(batch.log), summary)
         if (summary.get("errors") or 0) > 0:
             self.check_database(item_key(item))
-        start, end = window_bounds(folder / JTL)
-        window = {"t0_epoch": batch.t0, "start_s": start - batch.t0, "end_s": end - batch.t0}
-        roles = {f"app:{slot.framework}": "app", "db": "db", "jmeter": "jmeter"}
-        for sampled in sorted(batch.raw.iterdir()):  # proc.csv, and top.csv where top ran
-            item_stats.trim(sampled, folder / sampled.name, window["start_s"], window["end_s"], roles)
-        stats = item_stats.sampler_stats(folder / PROC)
+        window, stats = trimmed_stats(folder, batch.raw, batch.t0,
+                                      {f"app:{slot.framework}": "app", "db": "db", "jmeter": "jmeter"})
         flags = item_stats.flags(summary, stats, batch.cores, record["load"]["threads"])
         record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=batch.cores,
                       window=window, results={**summary, **stats})

@@ -13,6 +13,7 @@ frameworks run back to back, so both meet the same machine state.
 import argparse
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -120,7 +121,8 @@ def measure_one(run_dir: Path, target: Target, item: dict, profile: Profile, ids
                   else "no sample finished inside the measured window")
         record["log_tail"] = log_tail(folder / "jmeter.log")
         return record_outcome(run_dir, item, record, "failed", reason, summary)
-    window, stats = trimmed_stats(folder, t0)
+    window, stats = trimmed_stats(folder, folder / "raw", t0)
+    shutil.rmtree(folder / "raw")
     flags = item_stats.flags(summary, stats, pinning.cores_of(os.getpid()), record["load"]["threads"])
     record.update(status="ok", flags=flags, ended_at=run_manifest.now_iso(), window=window,
                   results={**summary, **stats})

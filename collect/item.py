@@ -58,15 +58,14 @@ def start_load(cmd: list[str], profile: Profile) -> subprocess.Popen:
                             env={**os.environ, **profile.jmeter_env})
 
 
-def trimmed_stats(folder: Path, t0: float) -> tuple[dict, dict]:
-    """The sampler files cut to the JTL's measured window (t_s from its start); (window, stats)."""
+def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None) -> tuple[dict, dict]:
+    """The sampler files in `raw` (t_s from t0) cut into `folder` to the measured window of its
+    JTL, t_s from the window's start, keeping `roles` only if given (item_stats.trim);
+    (window, stats)."""
     start, end = jtl_file.window_bounds(folder / JTL) or (t0, t0)
     window = {"t0_epoch": t0, "start_s": start - t0, "end_s": end - t0}
-    raw = folder / "raw"
     for sampled in sorted(raw.iterdir()):  # proc.csv, and top.csv where top ran
-        item_stats.trim(sampled, folder / sampled.name, window["start_s"], window["end_s"])
-        sampled.unlink()
-    raw.rmdir()
+        item_stats.trim(sampled, folder / sampled.name, window["start_s"], window["end_s"], roles)
     return window, item_stats.sampler_stats(folder / PROC)
 
 

@@ -74,12 +74,8 @@ def served_apis(framework: dict) -> tuple:
     return apis
 
 
-def default_variant(framework: dict) -> dict:
-    """The variant a run measures unless told otherwise: the framework's first (its default)."""
-    return variants(framework)[0]
-
-
 def variants(framework: dict) -> list[dict]:
+    """Its framework.json variants; the first is its default."""
     return framework.get("variants") or [{"name": "default", "env": {}}]
 
 
@@ -105,14 +101,17 @@ def arm(framework: dict, variant_name: str | None = None) -> dict:
             "default_port": framework["default_port"] + index}
 
 
-def select_arms(specs: list[str] | None) -> list[dict]:
-    """`framework` or `framework:variant` names (every framework's default when None)."""
-    if not specs or list(specs) == ["all"]:
-        return [arm(f) for f in select(None)]
+def select_arms(specs: list[str] | None, extra: list[Path] = (), variant: str | None = None) -> list[dict]:
+    """The arms named `framework` or `framework:variant` (every framework when None or ["all"]),
+    among the repository's and the `extra` framework.json files. `variant` (a name, or "all" for
+    every one) applies to each framework named without a variant of its own."""
     chosen = []
-    for spec in specs:
-        name, _, variant_name = spec.partition(":")
-        chosen.append(arm(find_framework(name), variant_name or None))
+    for spec in specs if specs and list(specs) != ["all"] else [None]:
+        name, _, own = (spec or "").partition(":")
+        for framework in select([name] if name else None, extra):
+            wanted = own or variant
+            chosen += [arm(framework, v["name"]) for v in variants(framework)] if wanted == "all" \
+                else [arm(framework, wanted or None)]
     names = [a["name"] for a in chosen]
     if len(set(names)) != len(names):
         fail(f"a variant is named twice in {', '.join(specs)}; name each once.")
@@ -179,11 +178,9 @@ def running(name: str) -> int | None:
 def up(names: list[str] | None = None, variant: str | None = None) -> int:
     """Database (seeded) and the named apps (all by default; framework:variant for a variant) in
     the background, each ready."""
-    if variant:
-        if not names or names == ["all"] or len(names) != 1 or ":" in names[0]:
-            fail("--variant picks a variant of one --framework; name it, e.g. --framework aspnet --variant net8.")
-        names = [f"{names[0]}:{variant}"]
-    chosen = select_arms(names)
+    if variant and (not names or names == ["all"] or len(names) != 1 or ":" in names[0]):
+        fail("--variant picks a variant of one --framework; name it, e.g. --framework aspnet --variant net8.")
+    chosen = select_arms(names, variant=variant)
     PIDS.mkdir(parents=True, exist_ok=True)
     database_was_up = managed_db.sql("SELECT 1", as_root=True, check=False).returncode == 0
     db = managed_db.start()

@@ -1,7 +1,7 @@
 """`./testbed verify`: run every check against every implementation and print one table."""
 import pymysql
 
-from benchlib.apps import arm, select, variants
+from benchlib.apps import select_arms
 from benchlib.console import fail, say
 from benchlib.database import start as start_database
 from contract import checks, golden
@@ -86,14 +86,7 @@ def chosen_arms(names: list[str] | None, variant: str | None, extra_frameworks: 
     applies to every framework named; a name may also be written framework:variant."""
     if variant and not names:
         fail("--variant picks a variant of the --framework given; name the framework too.")
-    chosen = []
-    for spec in names or [None]:
-        name, _, own = (spec or "").partition(":")
-        for framework in select([name] if name else None, extra_frameworks):
-            wanted = own or variant
-            chosen += [arm(framework, v["name"]) for v in variants(framework)] if wanted == "all" \
-                else [arm(framework, wanted or None)]
-    return chosen
+    return select_arms(names, extra_frameworks, variant)
 
 
 def verify(names: list[str] | None, extra_frameworks: list, fresh: bool = False,

@@ -15,10 +15,9 @@ from benchlib.cases import API_STYLES
 from benchlib.console import fail, say
 from benchlib.dataset import seed
 from benchlib.net import port_free, wait_for_200
-from benchlib.paths import LOGS, PIDS, ROOT, port_offset, shown
+from benchlib.paths import LOGS, PIDS, ROOT, bind_address, port_offset, shown
 from benchlib.processes import start_time, stop_group
 
-HOST = "127.0.0.1"
 READY_TIMEOUT_S = 120
 REQUIRED = ("name", "build", "start", "port_env", "default_port", "readiness_path")
 DB_MARKER = "database.started"
@@ -126,14 +125,21 @@ def port(framework: dict) -> int:
 
 
 def url(framework: dict, at_port: int | None = None, path: str = "") -> str:
-    return f"http://{HOST}:{at_port or port(framework)}{path}"
+    return f"http://{host()}:{at_port or port(framework)}{path}"
+
+
+def host() -> str:
+    """Where the apps listen and are reached (an IPv6 address in brackets)."""
+    address = bind_address()
+    return f"[{address}]" if ":" in address else address
 
 
 def app_env(framework: dict, at_port: int, extra_env: dict | None = None) -> dict:
     """The app's environment: ours, the framework's fixed env, the DB_* of the read-only
-    account, extra_env (e.g. a variant's env), and the port under the framework's port_env."""
+    account, extra_env (e.g. a variant's env), the port under the framework's port_env, and the
+    address to listen on (BIND_ADDRESS)."""
     return {**os.environ, **framework.get("env", {}), **managed_db.database().api_env(),
-            **(extra_env or {}), framework["port_env"]: str(at_port)}
+            **(extra_env or {}), framework["port_env"]: str(at_port), "BIND_ADDRESS": bind_address()}
 
 
 def start_app(framework: dict, at_port: int | None = None, log_path: Path | None = None,

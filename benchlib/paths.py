@@ -1,5 +1,5 @@
 """Where things live, and the environment settings that move them (TESTBED_HOME, TESTBED_RESULTS,
-TESTBED_DB_PORT, TESTBED_PORT_OFFSET), read in this one place."""
+TESTBED_DB_PORT, TESTBED_PORT_OFFSET, TESTBED_BIND_ADDRESS), read in this one place."""
 import os
 from pathlib import Path
 
@@ -29,3 +29,9 @@ def shown(path: Path) -> str:
     """A path as a user reads it: relative to the repository when inside it."""
     path = Path(path)
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def bind_address() -> str:
+    """Where the apps listen: loopback, unless TESTBED_BIND_ADDRESS names the address that remote
+    load engines reach (`run --engines` and `--bind` set it)."""
+    return os.environ.get("TESTBED_BIND_ADDRESS") or "127.0.0.1"

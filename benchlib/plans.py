@@ -2,6 +2,7 @@
 each endpoint of the contract, the elements every plan shares, and the batch plan that `./testbed
 run` measures a round with. jmeter-plans/generate.py writes the checked-in plans from the same parts.
 """
+import hashlib
 import xml.etree.ElementTree as ET
 
 COMMENT = "id threadId userId body dateMade dateLastUpdated"
@@ -220,6 +221,19 @@ def looping_group(name, threads, rampup, duration):
         prop("boolProp", "ThreadGroup.delayedStart", True))
 
 
+def once(kind, gui, name):
+    """A thread group (of `kind`: ThreadGroup, SetupThreadGroup) of one thread that runs its
+    children once."""
+    loop = ET.Element("elementProp", name="ThreadGroup.main_controller", elementType="LoopController",
+                      guiclass="LoopControlPanel", testclass="LoopController", testname="Loop Controller")
+    loop.extend([prop("stringProp", "LoopController.loops", "1"),
+                 prop("boolProp", "LoopController.continue_forever", False)])
+    return element(kind, gui, name, prop("stringProp", "ThreadGroup.num_threads", "1"),
+                   prop("stringProp", "ThreadGroup.ramp_time", "0"),
+                   prop("stringProp", "ThreadGroup.on_sample_error", "continue"), loop,
+                   prop("boolProp", "ThreadGroup.scheduler", False))
+
+
 def if_true(name, condition):
     """Runs its children when `condition` evaluates to the text "true"."""
     return element("IfController", "IfControllerPanel", name,
@@ -260,50 +274,149 @@ def test_plan(title, comments, variables, config, groups, serialize=False):
 
 # The batch plan (collect/batch.py): one thread group per measurement, run one after another by one
 # JMeter process, so a round costs one JVM start instead of one per measurement. Each group keeps
-# its own phase in the property testbed.phase.<n>: warmup, then measured, then done.
+# its own phase in the property testbed.<plan>.phase.<n>: warmup, then measured, then done. The
+# plan's own key keeps apart the batches a long-lived remote engine runs one after another.
 BATCH_VARIABLES = {"PHASE_warmup": "warmup ", "PHASE_measured": "", "PHASE_done": "",
                    "GO_warmup": "true", "GO_measured": "true", "GO_done": "false",
                    "STOP_warmup": "false", "STOP_measured": "false", "STOP_done": "true"}
 # Beyond its warm-up and measured window, how long a group may run (start, the requests in flight at
 # the end) before JMeter's scheduler stops it: only a backstop.
 GROUP_BACKSTOP_S = 120
+# A remote engine's own CPU during the window: utime + stime of its JVM from /proc/self/stat, in
+# ticks of 1/100 s, so ticks per second are % of one core; read every 100 ms as the local sampler does.
+ENGINE_CPU = " ".join([
+    # 41 is ')': a parenthesis in a string would end JMeter's parse of the __groovy call.
+    "def ticks = { def s = new File('/proc/self/stat').text; def f = s.substring(s.lastIndexOf(41) + 2).split(' ');",
+    "(f[11] as long) + (f[12] as long) };",
+    "def t0 = System.nanoTime(); def c0 = ticks(); def last = t0; def lastc = c0; def peak = 0d; def count = 0;",
+    "while (System.currentTimeMillis() < end) { sleep(Math.max(1L, Math.min(100L, end - System.currentTimeMillis())));",
+    "def t = System.nanoTime(); def c = ticks(); peak = Math.max(peak, (c - lastc) * 1e9d / (t - last)); count++;",
+    "last = t; lastc = c };",
+    "def mean = count ? (lastc - c0) * 1e9d / (last - t0) : 0d;",
+    "props.put(KEY + 'cpu', String.format('cpu_mean_pct=%.1f;cpu_peak_pct=%.1f;cores=%d;samples=%d;late_ms=%d',",
+    "mean, peak, Runtime.runtime.availableProcessors(), count, late));"])
 
 
-def group_clock(n: int, warmup_s: float, duration_s: float) -> str:
-    """A pause of 0 ms that returns once every thread of group n runs (threads that wait sleep,
+def group_clock(key: str, warmup_s: float, duration_s: float, start_ms: int | None = None) -> str:
+    """A pause of 0 ms that returns once every thread of the group runs (threads that wait sleep,
     so the last ones get the CPU to start). The first thread through starts the group's clock: a
-    background thread that sets testbed.phase.<n> to measured after the warm-up and to done after
-    the window. A thread that arrives after that goes straight on (and then stops)."""
-    started = f"testbed.started.{n}"
-    return ("${__groovy(def g = ctx.getThreadGroup(); "
-            f"while (props.get('{started}') == null && g.getNumberOfThreads() < g.getNumThreads()) {{ sleep(5) }}; "
-            f"synchronized (props) {{ if (props.get('{started}') == null) {{ "
-            f"props.put('{started}'\\, String.valueOf(System.currentTimeMillis())); "
-            f"Thread.start {{ sleep({round(warmup_s * 1000)}); props.put('testbed.phase.{n}'\\, 'measured'); "
-            f"sleep({round(duration_s * 1000)}); props.put('testbed.phase.{n}'\\, 'done') }} }} }}; 0)}}")
+    background thread that sets <key>phase to measured after the warm-up and to done after the
+    window. A thread that arrives after that goes straight on (and then stops).
+
+    With `start_ms` (epoch ms), as on remote engines, the warm-up counts from that time rather than
+    from when the threads ran, so that every engine measures the same window; the clock then also
+    measures the engine's own CPU over the window and keeps it in <key>cpu."""
+    started, phase = f"{key}started", f"{key}phase"
+    warm, length = round(warmup_s * 1000), round(duration_s * 1000)
+    if start_ms is None:
+        clock = (f"sleep({warm}); props.put('{phase}', 'measured'); sleep({length}); "
+                 f"props.put('{phase}', 'done')")
+    else:
+        clock = (f"def KEY = '{key}'; def now = System.currentTimeMillis(); "
+                 f"def late = Math.max(0L, now - {start_ms}L); def at = Math.max(now, {start_ms}L); "
+                 f"def end = at + {warm + length}L; "
+                 f"sleep(Math.max(0L, at + {warm}L - System.currentTimeMillis())); props.put('{phase}', 'measured'); "
+                 f"{ENGINE_CPU} props.put('{phase}', 'done')")
+    script = ("def g = ctx.getThreadGroup(); "
+              f"while (props.get('{started}') == null && g.getNumberOfThreads() < g.getNumThreads()) {{ sleep(5) }}; "
+              f"synchronized (props) {{ if (props.get('{started}') == null) {{ "
+              f"props.put('{started}', String.valueOf(System.currentTimeMillis())); "
+              f"Thread.start {{ {clock} }} }} }}; 0")
+    return "${__groovy(" + script.replace(",", "\\,") + ")}"
+
+
+def groovy(kind: str, name: str, script: str, parameters: str = ""):
+    """A Groovy JSR223 element of `kind` (JSR223PreProcessor, JSR223PostProcessor); `parameters`
+    reaches the script as `Parameters`. (JMeter's JSR223 sampler is in a jar some JMeter homes lack.)"""
+    return element(kind, "TestBeanGUI", name,
+                   prop("stringProp", "scriptLanguage", "groovy"), prop("stringProp", "parameters", parameters),
+                   prop("stringProp", "filename", ""), prop("stringProp", "cacheKey", "true"),
+                   prop("stringProp", "script", script))
+
+
+def engine_report(key: str, jtl):
+    """After the window, the first thread of the group reports the engine's CPU as one sample
+    (a debug sample whose response message a script sets), written to `jtl` apart from the
+    measurement's requests."""
+    guard = if_true("first thread after the window", "${__groovy(props.putIfAbsent('" + key
+                    + "reported'\\, '1') == null)}")
+    fill = groovy("JSR223PostProcessor", "the engine's CPU over the window",
+                  f"def v = props.get('{key}cpu'); prev.setResponseMessage(v ?: 'missing'); "
+                  "prev.setSuccessful(v != null); prev.setResponseCode(v ? '200' : '500')")
+    return guard, tree(debug_sample("engine cpu", fill, jtl))
+
+
+def debug_sample(name: str, script, jtl):
+    """A sample carrying no request: a debug sampler whose result the JSR223 post-processor
+    `script` fills in, written to `jtl` alone."""
+    sample = element("DebugSampler", "TestBeanGUI", name,
+                     prop("boolProp", "displayJMeterProperties", False),
+                     prop("boolProp", "displayJMeterVariables", False),
+                     prop("boolProp", "displaySystemProperties", False))
+    return sample, tree((script, None), (result_file(jtl), None))
 
 
 def measurement_group(n: int, api: str, case: dict, port: int, threads: int, warmup_s: float,
-                      duration_s: float, jtl, ids_dir):
+                      duration_s: float, jtl, ids_dir, plan_key: str = "testbed.", start_ms: int | None = None,
+                      engine_jtl=None):
     """Measurement n of a batch: `threads` clients that wait until all have started, then send
     requests back to back through the warm-up and the measured window, and stop when it ends
-    (each after its request in flight). Samples started in the warm-up are labelled `warmup …`."""
-    phase = f"${{__P(testbed.phase.{n},warmup)}}"
+    (each after its request in flight). Samples started in the warm-up are labelled `warmup …`.
+    On a remote engine (`start_ms`), the window starts at that time and the engine reports its
+    CPU to `engine_jtl`."""
+    key = f"{plan_key}{n}."
+    phase = f"${{__P({key}phase,warmup)}}"
     group = looping_group(f"measurement {n}", str(threads), "0",
                           str(round(warmup_s + duration_s) + GROUP_BACKSTOP_S))
     wait = element("OnceOnlyController", "OnceOnlyControllerGui", "first iteration only")
-    key = endpoint_key(case["rows"], case["joins"])
+    endpoint = endpoint_key(case["rows"], case["joins"])
+    http, checks = sampler(api, endpoint, str(case["rows"]), str(port))
+    ended = [(stop_thread("stop this thread"), None)]
+    if start_ms is not None:
+        ended.insert(0, engine_report(key, engine_jtl))
     return group, tree(
-        (result_file(jtl), None),
         (csv_data_set("comment ids", f"{ids_dir}/comment_ids.csv", "comment_id", "shareMode.group"), None),
         (csv_data_set("user ids", f"{ids_dir}/user_ids.csv", "user_id", "shareMode.group"), None),
         (per_iteration("phase of this request", {"PHASE": f"${{__V(PHASE_{phase})}}",
                                                  "GO": f"${{__V(GO_{phase})}}",
                                                  "STOP": f"${{__V(STOP_{phase})}}"}), None),
         (wait, tree((pause("wait until every thread has started, then start the clock",
-                           group_clock(n, warmup_s, duration_s)), None))),
-        (if_true("while the clock runs", "${GO}"), tree(sampler(api, key, str(case["rows"]), str(port)))),
-        (if_true("once the window has ended", "${STOP}"), tree((stop_thread("stop this thread"), None))))
+                           group_clock(key, warmup_s, duration_s, start_ms)), None))),
+        # The file sits beside the request, so that it holds the requests' samples only.
+        (if_true("while the clock runs", "${GO}"), tree((http, checks), (result_file(jtl), None))),
+        (if_true("once the window has ended", "${STOP}"), tree(*ended)))
+
+
+def write_ids(ids: dict[str, str]):
+    """A setUp group that writes the id files where the remote engine's plan reads them (JMeter
+    does not carry a plan's data files to its engines): under its temporary folder, in a folder
+    named after their content, each file renamed into place once whole."""
+    folder = ids_folder(ids)
+    writes = [(pause(f"write {name}", "0"), tree((groovy(
+        "JSR223PreProcessor", f"write {name}",
+        f"def dir = new File(System.getProperty('java.io.tmpdir'), '{folder}'); dir.mkdirs(); "
+        f"def part = new File(dir, '{name}.part'); part.text = Parameters; "
+        f"part.renameTo(new File(dir, '{name}'))", text), None))) for name, text in ids.items()]
+    return once("SetupThreadGroup", "SetupThreadGroupGui", "write the id files"), tree(*writes)
+
+
+def ids_folder(ids: dict[str, str]) -> str:
+    digest = hashlib.sha256("".join(f"{k}\0{v}\0" for k, v in sorted(ids.items())).encode()).hexdigest()
+    return f"testbed-ids-{digest[:16]}"
+
+
+def remote_ids_dir(ids: dict[str, str]) -> str:
+    """Where write_ids puts the files, as the engine's plan names them."""
+    return "${__groovy(System.getProperty('java.io.tmpdir'))}/" + ids_folder(ids)
+
+
+def probe_plan(script: str, jtl) -> str:
+    """One thread, one sample: a debug sample whose response message `script` sets (as `prev`),
+    written to `jtl`. The run checks each remote engine with it before any load."""
+    group = once("ThreadGroup", "ThreadGroupGui", "probe")
+    sample = debug_sample("engine facts", groovy("JSR223PostProcessor", "what the engine runs", script), jtl)
+    return test_plan("engine probe", "Written by collect/remote.py: what a remote engine runs.", {}, [],
+                     [(group, tree(sample))])
 
 
 BATCH_COMMENTS = """Written by collect/batch.py for one batch of a run: one thread group per measurement, run one
@@ -312,8 +425,10 @@ requests back to back: a warm-up (samples labelled 'warmup ...'), then the measu
 response is asserted: status 200 and a body of the expected shape, row count and join."""
 
 
-def batch_plan(title: str, host: str, measurements: list[dict]) -> str:
+def batch_plan(title: str, host: str, measurements: list[dict], ids: dict[str, str] | None = None) -> str:
     """The plan of one batch against `host`; each measurement is a dict of measurement_group's
-    arguments but n."""
+    arguments but n. With `ids` (file name -> text), as on a remote engine, a setUp group first
+    writes the id files there."""
     groups = [measurement_group(n, **m) for n, m in enumerate(measurements, start=1)]
-    return test_plan(title, BATCH_COMMENTS, {"HOST": host, **BATCH_VARIABLES}, [], groups, serialize=True)
+    setup = [write_ids(ids)] if ids else []
+    return test_plan(title, BATCH_COMMENTS, {"HOST": host, **BATCH_VARIABLES}, [], setup + groups, serialize=True)

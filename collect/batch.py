@@ -5,18 +5,23 @@ A batch's files stay in `batches/<n>/` of the run: the plan, JMeter's log, each 
 until its item takes it, and the samplers' files for the whole batch, from which each item keeps
 its own window. Which measurement JMeter is on is read from its log, where JMeter names each thread
 group as it starts it (groups run one after another: one starts when the one before has ended).
+
+With remote engines (collect/remote.py) each engine's controller has its own `engine-<n>/` folder,
+and each measurement starts at a time set in advance, the same for every engine.
 """
 import os
 import re
 import subprocess
-from dataclasses import dataclass
+import time
+import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchlib import plans
 from benchlib.jmeter import PROPERTIES
 from benchlib.paths import IDS
 from benchlib.processes import stop_group, wait_for_named
-from collect import pinning
+from collect import pinning, remote
 from collect.profiles import Profile
 from collect.samplers import Samplers
 
@@ -43,30 +48,59 @@ class Batch:
     jvm: int | None = None
     cores: int = 1                 # the CPU set JMeter's JVM runs on: pinned, or all
     samplers: Samplers | None = None
+    controllers: list[remote.Controller] = field(default_factory=list)  # one per remote engine
+    starts: list[int] = field(default_factory=list)  # with engines: each measurement's start, epoch ms
+    checked: float = 0.0  # when the engines were last seen answering (time.monotonic)
 
     def jtl(self, index: int) -> Path:
         return self.folder / f"measurement-{index + 1:03d}.jtl"
 
     @property
     def log(self) -> Path:
-        return self.folder / "jmeter.log"
+        """JMeter's log (with engines, the first controller's)."""
+        return self.controllers[0].log if self.controllers else self.folder / "jmeter.log"
 
     @property
     def raw(self) -> Path:
         return self.folder / "samplers"
 
     def groups_started(self) -> int:
-        """How many thread groups JMeter has started, from its log."""
+        """How many thread groups JMeter has started, from its log; with engines, how many
+        measurements have reached their start time."""
+        if self.controllers:
+            now_ms = time.time() * 1000
+            return sum(1 for start in self.starts if start <= now_ms)
         try:
             text = self.log.read_text(errors="replace")
         except OSError:
             return 0
         return max((int(n) for n in GROUP_STARTED.findall(text)), default=0)
 
+    def exit_code(self) -> int | None:
+        """None while JMeter (every controller, with engines) runs; then its exit code, the first
+        non-zero one of the controllers'."""
+        if not self.controllers:
+            return self.jmeter.poll()
+        codes = [c.proc.poll() for c in self.controllers]
+        return None if None in codes else next((code for code in codes if code), 0)
+
+    def engine_fault(self) -> str | None:
+        """With engines: one that refused the plan, or stopped answering (checked every 2 s)."""
+        for c in self.controllers:
+            refused = remote.not_started(c)
+            if refused:
+                return f"load engine {c.endpoint} refused the batch ({refused})"
+        if self.controllers and time.monotonic() - self.checked > 2:
+            self.checked = time.monotonic()
+            return remote.lost([c.endpoint for c in self.controllers])
+        return None
+
     def stop(self) -> None:
-        """JMeter and the samplers, whatever state they are in."""
+        """JMeter (with engines: their tests, then the controllers) and the samplers, whatever
+        state they are in."""
         if self.jmeter and self.jmeter.poll() is None:
             stop_group(self.jmeter)
+        remote.stop(self.controllers)
         if self.samplers:
             self.samplers.stop()
 
@@ -81,20 +115,26 @@ def new_folder(run_dir: Path) -> Path:
     return folder
 
 
+def measurements(batch: Batch, profile: Profile) -> list[dict]:
+    return [{"api": s.item["api"], "case": s.item, "port": s.port,
+             "threads": profile.threads(s.item["requests"]), "warmup_s": profile.warmup_s,
+             "duration_s": profile.duration_s, "jtl": batch.jtl(i), "ids_dir": IDS}
+            for i, s in enumerate(batch.slots)]
+
+
 def write_plan(batch: Batch, host: str, profile: Profile) -> Path:
-    measurements = [{"api": s.item["api"], "case": s.item, "port": s.port,
-                     "threads": profile.threads(s.item["requests"]), "warmup_s": profile.warmup_s,
-                     "duration_s": profile.duration_s, "jtl": batch.jtl(i), "ids_dir": IDS}
-                    for i, s in enumerate(batch.slots)]
     path = batch.folder / "plan.jmx"
-    path.write_text(plans.batch_plan(f"batch {batch.folder.name}", host, measurements))
+    path.write_text(plans.batch_plan(f"batch {batch.folder.name}", host, measurements(batch, profile)))
     return path
 
 
 def start(batch: Batch, host: str, profile: Profile, launcher: str, targets: dict[str, int],
-          jmeter_cpus) -> None:
+          jmeter_cpus, engines: "remote.Engines | None" = None) -> None:
     """JMeter on the batch's plan (in its own session, so a Ctrl-C reaches the run engine alone,
     which stops it), then the samplers on `targets` (role -> pid) and the JMeter JVM."""
+    if engines:
+        start_remote(batch, host, profile, launcher, targets, engines)
+        return
     plan = write_plan(batch, host, profile)
     with pinning.launching_on(jmeter_cpus):
         batch.jmeter = subprocess.Popen(
@@ -105,3 +145,22 @@ def start(batch: Batch, host: str, profile: Profile, launcher: str, targets: dic
     batch.cores = pinning.cores_of(batch.jvm)
     batch.raw.mkdir()
     batch.samplers = Samplers({**targets, "jmeter": batch.jvm}, batch.raw, batch.t0)
+
+
+def start_remote(batch: Batch, host: str, profile: Profile, launcher: str, targets: dict[str, int],
+                 engines: "remote.Engines") -> None:
+    """One controller per engine, each with its plan (its share of the threads, the shared start
+    times), then the samplers on `targets` and on the controllers, which spend this machine's CPU
+    on receiving the samples."""
+    batch.starts = remote.schedule(len(batch.slots), profile.warmup_s, profile.duration_s)
+    # Its own property keys: an engine runs batch after batch in one JVM.
+    key = f"testbed.{uuid.uuid4().hex[:12]}."
+    wanted = [{**m, "plan_key": key} for m in measurements(batch, profile)]
+    batch.controllers = remote.write_plans(batch.folder, f"batch {batch.folder.name}", host, wanted,
+                                           batch.starts, engines)
+    for i, c in enumerate(batch.controllers):
+        remote.start_controller(c, remote.controller_command(launcher, c.folder / "plan.jmx", c.endpoint, i,
+                                                             engines, c.log))
+    batch.raw.mkdir()
+    batch.samplers = Samplers({**targets, **{f"controller:{i + 1}": wait_for_named(c.proc.pid, "java")
+                                             for i, c in enumerate(batch.controllers)}}, batch.raw, batch.t0)

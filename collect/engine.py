@@ -25,7 +25,7 @@ from benchlib.processes import alive, stop_group
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, STATE, SUMMARY, append_summary,
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
-from collect import item_stats, pinning
+from collect import item_stats, pinning, remote
 from collect.batch import Batch, Slot
 from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, log_tail, new_record, outcome_line,
                           sampled_pid, trimmed_stats)
@@ -39,6 +39,10 @@ READY_TIMEOUT_S = 90
 
 class DatabaseDown(Exception):
     """The database stopped answering: the run stops, resumable, rather than record garbage."""
+
+
+class EngineLost(Exception):
+    """A load engine stopped answering or refused a batch: the run stops, resumable."""
 
 
 class AppFailed(Exception):
@@ -57,17 +61,19 @@ class BatchEnd:
     failed: bool = True
     tail: str | None = None
     database_down: bool = False
+    engine_lost: bool = False
 
 
 class RunEngine:
     def __init__(self, run_dir: Path, manifest: dict, frameworks: dict[str, dict], jmeter: str,
-                 db, stream=None):
+                 db, stream=None, engines: remote.Engines | None = None):
         self.dir = run_dir
         self.manifest = manifest
         self.frameworks = frameworks
         self.jmeter = jmeter
         self.db = db
         self.stream = stream or sys.stdout
+        self.engines = engines  # None: JMeter runs here
         self.profile = Profile.from_recorded(manifest["settings"]["profile"])
         self.pinning = manifest["pinning"]
         self.cpus = self.pinning.get("cpus", {}) if self.pinning.get("applied") else {}
@@ -143,10 +149,12 @@ class RunEngine:
             progress.note(f"run: interrupted; resume with ./testbed run --resume {self.dir.name}"
                           + self.results_dir_hint())
             return 130
-        except (DatabaseDown, UserError) as e:  # e.g. the app's port taken by someone else
+        except (DatabaseDown, EngineLost, UserError) as e:  # e.g. the app's port taken by someone else
             self.abandon()
             self.set_state("stopped", str(e))
-            fix = "start the database (./testbed db start)" if isinstance(e, DatabaseDown) else "fix that"
+            fix = "start the database (./testbed db start)" if isinstance(e, DatabaseDown) \
+                else "start the engine again (./testbed engine start on its machine)" if isinstance(e, EngineLost) \
+                else "fix that"
             progress.note(f"run: stopped: {e}")
             progress.note(f"run: {fix}, then resume with "
                           f"./testbed run --resume {self.dir.name}{self.results_dir_hint()}")
@@ -266,7 +274,8 @@ class RunEngine:
             targets["db"] = db_pid
         marks: list[dict] = []
         try:
-            batches.start(batch, apps.HOST, self.profile, self.jmeter, targets, self.cpus.get("jmeter"))
+            batches.start(batch, apps.host(), self.profile, self.jmeter, targets, self.cpus.get("jmeter"),
+                          self.engines)
             end = self.watch(batch, db_pid, marks, progress)
         except KeyboardInterrupt:
             batch.stop()
@@ -278,16 +287,18 @@ class RunEngine:
         if end.reason and end.finished < len(marks):
             cut = batch.slots[end.finished].item
             if end.failed:
-                self.take_files(batch, end.finished, marks)
-                progress.result(item_key(cut), self.record_failure(cut, self.read_record(cut),
-                                                                   end.reason, end.tail))
+                record = self.read_record(cut)
+                self.take_files(batch, end.finished, marks, record)
+                progress.result(item_key(cut), self.record_failure(cut, record, end.reason, end.tail))
             else:
                 self.set_aside(cut)
         if end.database_down:
             self.check_database("the batch")
+        if end.engine_lost:
+            raise EngineLost(end.reason)
 
     def finished_before_cut(self, batch: Batch, marks: list) -> int:
-        return len(batch.slots) if batch.jmeter and batch.jmeter.poll() == 0 \
+        return len(batch.slots) if (batch.jmeter or batch.controllers) and batch.exit_code() == 0 \
             and len(marks) == len(batch.slots) else max(0, len(marks) - 1)
 
     def watch(self, batch: Batch, db_pid: int | None, marks: list, progress: Progress) -> BatchEnd:
@@ -305,7 +316,10 @@ class RunEngine:
                 slot = batch.slots[len(marks) - 1]
                 progress.start(f"{item_key(slot.item)} ({slot.item['requests']} req, {slot.item['rows']} "
                                f"rows, {'join' if slot.item['joins'] else 'no join'})")
-            code = batch.jmeter.poll()
+            fault = batch.engine_fault()
+            if fault:
+                return BatchEnd(max(0, len(marks) - 1), fault, engine_lost=True)
+            code = batch.exit_code()
             if code is not None:
                 finished = self.finished_before_cut(batch, marks)
                 if finished == len(marks) and marks:
@@ -361,7 +375,7 @@ class RunEngine:
         slot = batch.slots[index]
         item, folder = slot.item, self.item_dir(slot.item)
         record = self.read_record(item)
-        self.take_files(batch, index, marks)
+        engines = self.take_files(batch, index, marks, record)
         summary = summarize(folder / JTL)
         if not summary.get("samples"):
             self.check_database(item_key(item))
@@ -369,25 +383,35 @@ class RunEngine:
                                        log_tail(batch.log), summary)
         if (summary.get("errors") or 0) > 0:
             self.check_database(item_key(item))
-        window, stats = trimmed_stats(folder, batch.raw, batch.t0,
-                                      {f"app:{slot.framework}": "app", "db": "db", "jmeter": "jmeter"})
-        flags = item_stats.flags(summary, stats, batch.cores, record["load"]["threads"])
-        record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=batch.cores,
+        roles = {f"app:{slot.framework}": "app", "db": "db", "jmeter": "jmeter",
+                 **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
+        window, stats = trimmed_stats(folder, batch.raw, batch.t0, roles)
+        cores = batch.cores
+        if engines is not None:  # the load generator is the busiest engine, on its own cores
+            cores, stats = remote.busiest(engines, stats)
+        flags = item_stats.flags(summary, stats, cores, record["load"]["threads"])
+        record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=cores,
                       window=window, results={**summary, **stats})
         write_json(folder / RUN_JSON, record)
         append_summary(self.dir / SUMMARY, summary_row(item, "ok", flags, summary, stats))
         return outcome_line(summary, stats, flags)
 
-    def take_files(self, batch: Batch, index: int, marks: list) -> None:
-        """The item's JTL, out of the batch's folder, and its slice of its app's log."""
+    def take_files(self, batch: Batch, index: int, marks: list, record: dict) -> list[dict] | None:
+        """The item's JTL, out of the batch's folder (with engines, theirs merged into one, and
+        what each engine ran and reported kept in `record`), and its slice of its app's log."""
         slot = batch.slots[index]
         folder = self.item_dir(slot.item)
-        if batch.jtl(index).exists():
+        engines = None
+        if batch.controllers:
+            engines = remote.take(batch.controllers, index, folder / JTL, record["load"]["threads"])
+            record.update(loadgen="engines", engines=engines)
+        elif batch.jtl(index).exists():
             batch.jtl(index).rename(folder / JTL)
         app = self.apps.get(slot.framework)
         if app:
             end = marks[index + 1].get(slot.framework) if index + 1 < len(marks) else None
             copy_log(app.log, marks[index][slot.framework], folder / "app.log", end)
+        return engines
 
     def exclude(self, item: dict) -> str:
         folder = self.item_dir(item)

@@ -51,13 +51,18 @@ def sampler_stats(proc_csv: Path) -> dict:
     }
 
 
+def saturated(cpu_mean_pct: float, cores: int) -> bool:
+    """A load generator busy on SATURATION of its cores, or more, over the window."""
+    return cpu_mean_pct >= SATURATION * 100 * cores
+
+
 def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int) -> list[str]:
     """Why a finished case's numbers should not be trusted; empty when they can be."""
     found = []
     if (jtl.get("errors") or 0) > 0:
         found.append("errors")
     loadgen = stats.get("loadgen_cpu_mean_pct")
-    if loadgen is not None and loadgen >= SATURATION * 100 * loadgen_cores:
+    if loadgen is not None and saturated(loadgen, loadgen_cores):
         found.append("loadgen_saturated")
     in_flight = jtl.get("in_flight_mean")
     if in_flight is not None and in_flight < UNDERLOADED * threads:

@@ -1,16 +1,20 @@
 """`./testbed run` from its options to a finished run: pre-flight checks, set-up (packages, the
 database, the data set, built apps), a new or resumed run, and its execution."""
+import os
 import signal
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from benchlib import apps, builds, database
 from benchlib.cases import API_STYLES, cases
 from benchlib.console import fail, say
 from benchlib.dataset import seed as seed_dataset
-from benchlib.jmeter import find_jmeter
+from benchlib.engines import Endpoint, check_bind, parse_endpoints
+from benchlib.jmeter import find_jmeter, jmeter_version
+from benchlib.paths import STATE, bind_address
 from benchlib.packages import ensure_debian
-from collect import pinning, preflight, runs
+from collect import pinning, preflight, remote, runs
 from collect.profiles import DEFAULT, PROFILES
 
 
@@ -27,11 +31,15 @@ class MatrixRequest:
     pin: bool = False
     seed: int | None = None
     resume: str | None = None
+    engines: list[Endpoint] | None = None  # remote JMeter engines; None: JMeter runs here
+    bind: str | None = None                # where the apps listen (default: loopback, or towards the engines)
+    ssl: bool = True                       # RMI over SSL to the engines
 
     def chosen(self) -> list[str]:
         """The options given besides --resume and --results-dir."""
-        return [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "seed")
-                if getattr(self, o) is not None] + (["pin"] if self.pin else [])
+        return [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "seed",
+                            "engines", "bind") if getattr(self, o) is not None] \
+            + (["pin"] if self.pin else []) + ([] if self.ssl else ["no-ssl"])
 
 
 def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
@@ -46,20 +54,21 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     preflight.check_results_root(root)
     preflight.check_tools()
     launcher = find_jmeter()
-    names = runs.recorded(root, request.resume)["settings"]["frameworks"] if request.resume \
-        else request.variants or request.frameworks
+    settings = runs.recorded(root, request.resume)["settings"] if request.resume else {}
+    names = settings["frameworks"] if request.resume else request.variants or request.frameworks
     chosen = {f["name"]: f for f in apps.select_arms(names)}
     preflight.check_ports(chosen)
+    engines = load_engines(request, settings, launcher)
 
     db = prepare(chosen.values())
     if request.resume:
-        engine = runs.resume(root, request.resume, chosen, launcher, db)
+        engine = runs.resume(root, request.resume, chosen, launcher, db, engines)
     else:
         profile = PROFILES[request.profile or DEFAULT]
         if request.iterations:
             profile = profile.with_iterations(request.iterations)
         options = runs.RunOptions(profile, list(chosen), request.apis or list(API_STYLES),
-                                  request.cases or sorted(cases()), request.pin, root)
+                                  request.cases or sorted(cases()), request.pin, root, engines)
         if request.seed is not None:
             options.seed = request.seed
         engine = runs.create(options, chosen, launcher, db, pinning.plan(request.pin))
@@ -67,6 +76,25 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
         f"{engine.manifest['profile']}, pinning: {engine.pinning['note']}.")
     signal.signal(signal.SIGTERM, _interrupt)
     return engine.execute(), engine.dir
+
+
+def load_engines(request: MatrixRequest, settings: dict, launcher: str) -> remote.Engines | None:
+    """The remote engines, checked before any load (a resumed run's recorded ones), and where the
+    apps listen: the address the engines reach, or --bind, else loopback."""
+    endpoints, bind, ssl = request.engines, request.bind, request.ssl
+    if settings:
+        endpoints = [parse_endpoints(e)[0] for e in settings.get("engines", [])] or None
+        bind, ssl = settings.get("bind_address"), settings.get("ssl", True)
+    found = remote.connect(endpoints, ssl, bind, launcher, jmeter_version(launcher), probes_folder()) \
+        if endpoints else None
+    if bind and not found:
+        check_bind(bind)
+    os.environ["TESTBED_BIND_ADDRESS"] = found.address if found else bind or bind_address()
+    return found
+
+
+def probes_folder():
+    return STATE / "engines" / "probes" / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
 
 
 def _interrupt(signum, frame):

@@ -12,6 +12,7 @@ from benchlib import apps, database
 from benchlib.jmeter import jmeter_version
 from benchlib.paths import ROOT, shown
 from benchlib.results import SCHEMA_VERSION, new_run_id
+from collect import remote
 from collect.order import order
 
 
@@ -134,6 +135,20 @@ SAMPLERS = {"proc": "/proc/<pid>/stat every 0.1 s: CPU % of one core from utime+
             "summary_source": "proc.csv, trimmed to the measured window"}
 
 
+def load_protocol(engines) -> dict:
+    """Where the load comes from, and how remote engines keep in step."""
+    if not engines:
+        return {"from": "this machine: one JMeter process per batch"}
+    return {"from": f"{len(engines.endpoints)} JMeter remote engine(s), one controller each on this machine",
+            "threads": "each measurement's threads divided across the engines, the remainder one each "
+                       "to the first",
+            "schedule": f"every measurement starts at a wall-clock time shared by the engines: the first "
+                        f"{remote.LEAD_S} s after the batch starts, then one every warm-up + window + "
+                        f"{remote.GAP_S} s",
+            "engine_cpu": "each engine's JVM from its own /proc/self/stat every 0.1 s over the window",
+            "lead_s": remote.LEAD_S, "gap_s": remote.GAP_S}
+
+
 def build(options, chosen: dict[str, dict], jmeter: str, db, pinning: dict) -> dict:
     """The manifest of a new run: its id, settings, order, what it runs on and with."""
     run_id = new_run_id(options.profile.name)
@@ -141,7 +156,7 @@ def build(options, chosen: dict[str, dict], jmeter: str, db, pinning: dict) -> d
         "schema_version": SCHEMA_VERSION, "run_id": run_id, **git(),
         "created_at": now_iso(), "profile": options.profile.name, "settings": options.recorded(),
         "seed": options.seed,
-        "protocol": {**options.profile.protocol(), "seed": options.seed},
+        "protocol": {**options.profile.protocol(), "seed": options.seed, "load": load_protocol(options.engines)},
         "order": order(list(chosen), options.apis, options.cases, options.profile.iterations,
                        options.profile.restart, options.seed),
         "frameworks": frameworks(list(chosen.values())),
@@ -151,4 +166,5 @@ def build(options, chosen: dict[str, dict], jmeter: str, db, pinning: dict) -> d
         "ports": {name: apps.port(framework) for name, framework in chosen.items()},
         "database": database_info(db),
         "samplers": SAMPLERS,
+        **({"engines": options.engines.facts} if options.engines else {}),
     }

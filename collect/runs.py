@@ -7,11 +7,13 @@ from pathlib import Path
 
 from benchlib.console import fail
 from benchlib.files import write_json
+from benchlib.paths import bind_address
 from benchlib.processes import alive
 from benchlib.results import MANIFEST, STATE
 from collect import run_manifest
 from collect.engine import RunEngine
 from collect.profiles import Profile
+from collect.remote import Engines
 
 
 @dataclass
@@ -23,12 +25,14 @@ class RunOptions:
     cases: list[int]
     pin: bool
     results_root: Path
+    engines: Engines | None = None  # None: JMeter runs on this machine
     seed: int = field(default_factory=lambda: random.SystemRandom().randrange(1, 2 ** 31))
 
     def recorded(self) -> dict:
         return {"profile": self.profile.settings(), "frameworks": self.frameworks,
                 "apis": self.apis, "cases": self.cases, "iterations": self.profile.iterations,
-                "pin": self.pin}
+                "pin": self.pin, "bind_address": bind_address(),
+                **(self.engines.recorded() if self.engines else {})}
 
 
 def create(options: RunOptions, frameworks: dict, jmeter: str, db, pinning: dict) -> RunEngine:
@@ -39,7 +43,7 @@ def create(options: RunOptions, frameworks: dict, jmeter: str, db, pinning: dict
     except FileExistsError:
         fail(f"{run_dir} already exists; results are never overwritten: wait a second and retry.")
     write_json(run_dir / MANIFEST, manifest)
-    return RunEngine(run_dir, manifest, frameworks, jmeter, db)
+    return RunEngine(run_dir, manifest, frameworks, jmeter, db, engines=options.engines)
 
 
 def recorded(results_root: Path, run_id: str) -> dict:
@@ -64,5 +68,7 @@ def recorded(results_root: Path, run_id: str) -> dict:
     return manifest
 
 
-def resume(results_root: Path, run_id: str, frameworks: dict, jmeter: str, db) -> RunEngine:
-    return RunEngine(results_root / run_id, recorded(results_root, run_id), frameworks, jmeter, db)
+def resume(results_root: Path, run_id: str, frameworks: dict, jmeter: str, db,
+           engines: Engines | None = None) -> RunEngine:
+    return RunEngine(results_root / run_id, recorded(results_root, run_id), frameworks, jmeter, db,
+                     engines=engines)

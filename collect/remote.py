@@ -1,0 +1,309 @@
+"""Load from JMeter remote engines (DESIGN §5): `jmeter -n -R HOST:PORT` controllers on this
+machine, one per engine, each sending the batch's plan with that engine's share of the threads.
+
+JMeter does not synchronise engines: each runs its copy of the plan on its own. So every
+measurement gets a start time on the wall clock, the same for every engine (their clocks must
+agree, as NTP keeps them), with a gap between measurements for the requests in flight to end and
+the next threads to start. The engines read their own CPU over each window and send it back as a
+sample of its own, so that a saturated engine is seen per engine.
+"""
+import csv
+import os
+import re
+import socket
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchlib import engines as engine_lib, plans
+from benchlib.console import fail, say
+from benchlib.engines import Endpoint
+from benchlib.jmeter import PROPERTIES
+from benchlib.jtl import WARMUP_PREFIX
+from benchlib.paths import IDS, shown
+from benchlib.processes import stop_group
+from collect import item_stats
+
+# From launching the controllers to the first measurement: their JVMs start and the plans reach
+# the engines (a few seconds each on a small machine).
+LEAD_S = 15
+# Between two measurements: the last requests in flight end, and the next group starts its threads.
+GAP_S = 3
+CONTROLLER_ENV = {"HEAP": "-Xms256m -Xmx512m"}
+PROBE_TIMEOUT_S = 90
+STOP_GRACE_S = 20
+SHUTDOWN_PORT = re.compile(r"Waiting for possible Shutdown/StopTestNow/HeapDump/ThreadDump message on port (\d+)")
+NOT_STARTED = "The following remote engines have not started"
+FACTS = ("jmeter", "java", "cores", "host", "os")
+
+
+@dataclass
+class Engines:
+    """The engines of a run, as the controller reaches them."""
+    endpoints: list[Endpoint]
+    ssl: bool
+    address: str                     # this machine's address that the engines reach
+    facts: list[dict] = field(default_factory=list)
+
+    def recorded(self) -> dict:
+        return {"engines": [str(e) for e in self.endpoints], "ssl": self.ssl, "bind_address": self.address}
+
+
+@dataclass
+class Controller:
+    endpoint: Endpoint
+    folder: Path
+    proc: subprocess.Popen | None = None
+
+    @property
+    def log(self) -> Path:
+        return self.folder / "jmeter.log"
+
+    def jtl(self, index: int) -> Path:
+        return self.folder / f"measurement-{index + 1:03d}.jtl"
+
+    def report(self, index: int) -> Path:
+        return self.folder / f"measurement-{index + 1:03d}-engine.jtl"
+
+
+def controller_command(launcher: str, plan: Path, endpoint: Endpoint, index: int, engines: Engines,
+                       log: Path) -> list[str]:
+    """`jmeter -n -R` for one engine; over SSL the call-back ports are the kernel's (see
+    benchlib/engines.py), without it CONTROLLER_PORT_BASE + 10 index."""
+    callback = 0 if engines.ssl else engine_lib.CONTROLLER_PORT_BASE + 10 * index
+    return [launcher, "-n", "-t", str(plan), "-R", str(endpoint), "-q", str(PROPERTIES), "-j", str(log),
+            f"-Jclient.rmi.localport={callback}", f"-Djava.rmi.server.hostname={engines.address}",
+            *engine_lib.ssl_properties(engines.ssl)]
+
+
+def start_controller(controller: Controller, cmd: list[str]) -> None:
+    """In its own session, so that a Ctrl-C reaches the run engine alone, which stops it."""
+    controller.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, start_new_session=True,
+                                       env={**os.environ, **CONTROLLER_ENV})
+
+
+def not_started(controller: Controller) -> str | None:
+    """Why the engine refused the test, when the controller's log says it did not start."""
+    text = read(controller.log)
+    if NOT_STARTED not in text:
+        return None
+    errors = re.findall(r"(?m)^\S+ \S+ ERROR \S+: (.+)$", text)
+    reason = next((e for e in errors if "rconfigure" not in e and "have not started" not in e), None) \
+        or next((e for e in errors), "no reason logged")
+    return reason.strip()
+
+
+def stop(controllers: list[Controller]) -> None:
+    """Asks each controller to stop its engine's test (StopTestNow on its shutdown port, as
+    JMeter's stoptest.sh does), waits for them, then ends those still running."""
+    for c in controllers:
+        if c.proc and c.proc.poll() is None:
+            port = SHUTDOWN_PORT.search(read(c.log))
+            if port:
+                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                    s.sendto(b"StopTestNow", ("127.0.0.1", int(port.group(1))))
+    deadline = time.monotonic() + STOP_GRACE_S
+    while any(c.proc and c.proc.poll() is None for c in controllers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for c in controllers:
+        if c.proc and c.proc.poll() is None:
+            stop_group(c.proc)
+
+
+def lost(endpoints: list[Endpoint]) -> str | None:
+    """Which engine stopped answering, and why; None while all answer."""
+    for endpoint in endpoints:
+        why = engine_lib.answering(endpoint)
+        if why:
+            return f"load engine {endpoint} stopped answering ({why})"
+    return None
+
+
+# --- the plans ----------------------------------------------------------------------------------
+
+def ids() -> dict[str, str]:
+    return {name: (IDS / name).read_text() for name in ("comment_ids.csv", "user_ids.csv")}
+
+
+def schedule(count: int, warmup_s: float, duration_s: float, now: float | None = None) -> list[int]:
+    """Each measurement's start on the wall clock (epoch ms)."""
+    first = (now or time.time()) + LEAD_S
+    slot = warmup_s + duration_s + GAP_S
+    return [round((first + i * slot) * 1000) for i in range(count)]
+
+
+def write_plans(folder: Path, title: str, host: str, measurements: list[dict], starts: list[int],
+                engines: Engines) -> list[Controller]:
+    """One plan per engine in <folder>/engine-<n>/: the same measurements with that engine's share
+    of each one's threads, the shared start times, and its own result files."""
+    id_texts = ids()
+    controllers = []
+    for e, endpoint in enumerate(engines.endpoints):
+        c = Controller(endpoint, folder / f"engine-{e + 1}")
+        c.folder.mkdir()
+        own = [{**m, "threads": engine_lib.split_threads(m["threads"], len(engines.endpoints))[e],
+                "jtl": c.jtl(i), "engine_jtl": c.report(i), "start_ms": starts[i],
+                "ids_dir": plans.remote_ids_dir(id_texts)} for i, m in enumerate(measurements)]
+        # An engine may have no thread in a measurement (more engines than threads): it sits it out.
+        (c.folder / "plan.jmx").write_text(plans.batch_plan(title, host, [m for m in own if m["threads"]], id_texts))
+        controllers.append(c)
+    return controllers
+
+
+# --- what comes back -----------------------------------------------------------------------------
+
+def first_message(jtl: Path) -> dict | None:
+    """The `key=value;…` pairs of the first sample's response message, if that sample succeeded."""
+    try:
+        with open(jtl, newline="") as f:
+            row = next(csv.DictReader(f), None)
+    except OSError:
+        return None
+    if not row or row.get("success") != "true":
+        return None
+    return dict(pair.split("=", 1) for pair in row["responseMessage"].split(";") if "=" in pair)
+
+
+def report_of(path: Path) -> dict:
+    """The engine's CPU over one window, from the sample its plan sent (plans.engine_report)."""
+    values = first_message(path)
+    if not values:
+        return {"cpu_mean_pct": None, "cpu_peak_pct": None, "cores": None, "late_ms": None}
+    return {"cpu_mean_pct": float(values["cpu_mean_pct"]), "cpu_peak_pct": float(values["cpu_peak_pct"]),
+            "cores": int(values["cores"]), "late_ms": int(values["late_ms"])}
+
+
+def take(controllers: list[Controller], index: int, target: Path, threads: int) -> list[dict]:
+    """Measurement `index`'s JTLs from every engine, merged into `target`; per engine, its share
+    of the threads, the measured samples it sent, and its CPU over the window."""
+    counts = merge([c.jtl(index) for c in controllers], target)
+    shares = engine_lib.split_threads(threads, len(controllers))
+    found = []
+    for c, share in zip(controllers, shares):
+        cpu = report_of(c.report(index))
+        found.append({"endpoint": str(c.endpoint), "threads": share, "samples": counts[c.jtl(index)], **cpu,
+                      "saturated": cpu["cpu_mean_pct"] is not None
+                      and item_stats.saturated(cpu["cpu_mean_pct"], cpu["cores"])})
+    return found
+
+
+def busiest(engines: list[dict], stats: dict) -> tuple[int, dict]:
+    """(its cores, `stats` with its CPU as the load generator's): the engine with the highest
+    share of its own cores, so that loadgen_saturated is judged per engine."""
+    measured = [e for e in engines if e["cpu_mean_pct"] is not None]
+    if not measured:
+        return 1, stats
+    top = max(measured, key=lambda e: e["cpu_mean_pct"] / e["cores"])
+    return top["cores"], {**stats, "loadgen_cpu_mean_pct": top["cpu_mean_pct"],
+                          "loadgen_cpu_peak_pct": top["cpu_peak_pct"]}
+
+
+def merge(parts: list[Path], target: Path) -> dict[Path, int]:
+    """The engines' JTLs of one measurement as one (one header), and each part's count of
+    measured samples (warm-up left out)."""
+    counts = {}
+    with open(target, "w") as out:
+        header_written = False
+        for part in parts:
+            counts[part] = 0
+            if not part.exists():
+                continue
+            with open(part) as src:
+                header = src.readline()
+                if header and not header_written:
+                    out.write(header)
+                    header_written = True
+                for line in src:
+                    out.write(line)
+                    counts[part] += not line.split(",", 3)[2].startswith(WARMUP_PREFIX)
+            part.unlink()
+    return counts
+
+
+# --- before any load ------------------------------------------------------------------------------
+
+def probe_plan(jtl: Path) -> str:
+    """One sample whose response message carries the engine's versions, cores and host."""
+    script = ("prev.setResponseMessage('jmeter=' + org.apache.jmeter.util.JMeterUtils.getJMeterVersion()"
+              " + ';java=' + System.getProperty('java.version') + ';cores=' + Runtime.runtime.availableProcessors()"
+              " + ';host=' + java.net.InetAddress.localHost.hostName + ';os=' + System.getProperty('os.name')"
+              " + ' ' + System.getProperty('os.version') + ' ' + System.getProperty('os.arch'))")
+    return plans.probe_plan(script, jtl)
+
+
+def probe(endpoint: Endpoint, index: int, engines: Engines, launcher: str, folder: Path) -> dict:
+    """Runs the probe plan on one engine; its facts, or {"error": why}."""
+    why = engine_lib.answering(endpoint)
+    if why:
+        return {"error": f"engine {endpoint} is not reachable ({why}); start it there with "
+                         f"./testbed engine start --bind {endpoint.host} --port {endpoint.port}"}
+    c = Controller(endpoint, folder / f"probe-{index + 1}")
+    c.folder.mkdir(parents=True)
+    jtl = c.folder / "facts.jtl"
+    (c.folder / "plan.jmx").write_text(probe_plan(jtl))
+    start_controller(c, controller_command(launcher, c.folder / "plan.jmx", endpoint, index, engines, c.log))
+    try:
+        c.proc.wait(PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        stop([c])
+        return {"error": f"engine {endpoint} did not run a probe test in {PROBE_TIMEOUT_S} s; see {shown(c.log)}"}
+    refused = not_started(c)
+    if refused:
+        hint = ("it runs another test: wait, or restart it" if "busy" in refused.lower() else
+                "both ends need the same keystore, or both --no-ssl" if "ssl" in refused.lower()
+                or "handshake" in refused.lower() or "certificate" in refused.lower() else
+                "check that it runs the same JMeter and Java as this machine")
+        return {"error": f"engine {endpoint} refused the test ({refused}); {hint}"}
+    row = first_message(jtl)
+    if not row or any(k not in row for k in FACTS):
+        return {"error": f"engine {endpoint} ran the probe but sent nothing back; see {shown(c.log)}"}
+    java = re.search(r"java\.version=(\S+)", read(c.log))
+    return {**{k: int(row[k]) if k == "cores" else row[k] for k in FACTS}, "endpoint": str(endpoint), "ssl": engines.ssl, "controller_java": java.group(1) if java else None}
+
+
+def mismatch(facts: dict, jmeter: str) -> str | None:
+    """Versions JMeter's manual asks to match on every node: JMeter exactly, Java's feature release."""
+    if facts["jmeter"] != jmeter:
+        return (f"engine {facts['endpoint']} runs JMeter {facts['jmeter']}, this machine {jmeter}; "
+                f"install JMeter {jmeter} there (JMETER_HOME) and restart the engine")
+    mine = facts.get("controller_java")
+    if mine and facts["java"].split(".")[0] != mine.split(".")[0]:
+        return (f"engine {facts['endpoint']} runs Java {facts['java']}, this machine {mine}; "
+                "install the same Java release on both")
+    return None
+
+
+def connect(endpoints: list[Endpoint], ssl: bool, bind: str | None, launcher: str, jmeter: str,
+            folder: Path) -> Engines:
+    """Checks every engine before any load: reachable, willing, same JMeter and Java. One line
+    for the first that is not; their facts otherwise."""
+    if ssl:
+        engine_lib.require_keystore()
+    address = bind or engine_lib.reaching_address(endpoints[0].host)
+    if bind:
+        engine_lib.check_bind(bind)
+    engines = Engines(endpoints, ssl, address)
+    say(f"engines: checking {', '.join(map(str, endpoints))} (this machine answers them on {address}) ...")
+    with ThreadPoolExecutor(len(endpoints)) as pool:
+        found = list(pool.map(lambda pair: probe(pair[1], pair[0], engines, launcher, folder),
+                              enumerate(endpoints)))
+    for facts in found:
+        if "error" in facts:
+            fail(facts["error"])
+        why = mismatch(facts, jmeter)
+        if why:
+            fail(why)
+    engines.facts = found
+    for f in found:
+        say(f"engines: {f['endpoint']}: {f['host']}, JMeter {f['jmeter']}, Java {f['java']}, {f['cores']} cores")
+    return engines
+
+
+def read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""

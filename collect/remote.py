@@ -35,7 +35,10 @@ CONTROLLER_ENV = {"HEAP": "-Xms256m -Xmx512m"}
 PROBE_TIMEOUT_S = 90
 STOP_GRACE_S = 20
 SHUTDOWN_PORT = re.compile(r"Waiting for possible Shutdown/StopTestNow/HeapDump/ThreadDump message on port (\d+)")
-NOT_STARTED = "The following remote engines have not started"
+# How a controller's log says its engine did not take the test: refused it, or could not be reached.
+NOT_STARTED = ("The following remote engines have not started", "remote engines could not be configured")
+GENERIC = ("rconfigure", "have not started", "could not be configured", "Failed to create engine",
+           "NonGUIDriver", "An error occurred")
 FACTS = ("jmeter", "java", "cores", "host", "os")
 
 
@@ -86,14 +89,16 @@ def start_controller(controller: Controller, cmd: list[str]) -> None:
 
 
 def not_started(controller: Controller) -> str | None:
-    """Why the engine refused the test, when the controller's log says it did not start."""
+    """Why the engine did not take the test, when the controller's log says so: the first
+    underlying exception, else the first specific error."""
     text = read(controller.log)
-    if NOT_STARTED not in text:
+    if not any(mark in text for mark in NOT_STARTED):
         return None
-    errors = re.findall(r"(?m)^\S+ \S+ ERROR \S+: (.+)$", text)
-    reason = next((e for e in errors if "rconfigure" not in e and "have not started" not in e), None) \
-        or next((e for e in errors), "no reason logged")
-    return reason.strip()
+    cause = re.search(r"(?m)^Caused by: [\w.$]*?(\w+): (.+)$", text)
+    if cause:
+        return f"{cause.group(1)}: {cause.group(2).strip()}"
+    errors = [e for e in re.findall(r"(?m)^\S+ \S+ ERROR \S+: (.+)$", text) if not any(g in e for g in GENERIC)]
+    return errors[0].strip() if errors else "no reason logged"
 
 
 def stop(controllers: list[Controller]) -> None:

@@ -89,6 +89,10 @@ def test_api_ports_environment_and_start_agree_with_manifest_and_design(framewor
     final = stages(dockerfile_of(service))[-1]["steps"]
     exposed = [rest for keyword, rest in final if keyword == "EXPOSE"]
     assert exposed == [str(port)]
+    # The apps listen on loopback unless told otherwise, which a container's outside cannot reach.
+    image_env = dict(pair.split("=", 1) for keyword, rest in final if keyword == "ENV"
+                     for pair in shlex.split(rest))
+    assert env["BIND_ADDRESS"] == image_env["BIND_ADDRESS"] == "0.0.0.0", name
     command = [json.loads(rest) for keyword, rest in final if keyword in ("CMD", "ENTRYPOINT")][-1]
     start = manifest["start"]
     assert command[0] == start[0] and PurePosixPath(command[-1]).name == PurePosixPath(start[-1]).name

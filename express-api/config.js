@@ -1,4 +1,6 @@
 // Settings come from the environment only, so the testbed's manifest records all of them.
+import { isIP } from 'node:net';
+
 // The database connections of the whole app (DB_POOL_SIZE); cluster.js splits them among its workers.
 export const POOL_SIZE = 100;
 // The GraphQL server libraries GRAPHQL_SERVER may name; the first is the default (the study's).
@@ -28,6 +30,21 @@ function wholeNumber(env, name, fallback) {
   return value;
 }
 
+// Where the app listens: loopback unless BIND_ADDRESS names another address (the testbed sets it
+// when the load comes from other machines; 0.0.0.0 is every IPv4 interface, :: every interface).
+// An IP literal only, as Kestrel on the ASP.NET side takes it: a host name would be resolved
+// differently by the two stacks.
+export const DEFAULT_BIND_ADDRESS = '127.0.0.1';
+
+function bindAddress(env) {
+  const text = env.BIND_ADDRESS;
+  if (text === undefined || text === '') return DEFAULT_BIND_ADDRESS;
+  if (isIP(text) === 0) {
+    throw new ConfigError(`BIND_ADDRESS must be an IP address such as 127.0.0.1 or 0.0.0.0, not '${text}'`);
+  }
+  return text;
+}
+
 function graphqlServer(env) {
   const name = env.GRAPHQL_SERVER;
   if (name === undefined || name === '') return GRAPHQL_SERVERS[0];
@@ -40,6 +57,7 @@ function graphqlServer(env) {
 export function loadConfig(env = process.env) {
   return {
     port: Number(env.PORT ?? 3000),
+    bindAddress: bindAddress(env),
     db: {
       host: env.DB_HOST ?? '127.0.0.1',
       port: Number(env.DB_PORT ?? 3307),

@@ -1,5 +1,5 @@
-// One process listening on PORT. Kept free of app logic so that cluster.js can fork workers that
-// each run this file unchanged.
+// One process listening on BIND_ADDRESS (loopback unless set) and PORT. Kept free of app logic so
+// that cluster.js can fork workers that each run this file unchanged.
 import { loadConfigOrExit, KEEP_ALIVE_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from './config.js';
 import { createPool } from './db.js';
 import { createApp } from './app.js';
@@ -9,16 +9,22 @@ import { loadedReport } from './loaded.js';
 const config = loadConfigOrExit();
 const pool = createPool(config.db, config.poolSize);
 const graphqlServer = await loadGraphqlServer(config.graphqlServer);
-const server = createApp(pool, config.graphqlLimits, graphqlServer).listen(config.port, () => {
-  // The real port, so that PORT=0 (tests) can learn which one the system picked.
-  console.log(`express-api: listening on port ${server.address().port} (pid ${process.pid})`);
+const app = createApp(pool, config.graphqlLimits, graphqlServer);
+// Express also calls this with the error when listening fails (an address this machine does not
+// have, a port in use); the 'error' handler below reports that.
+const server = app.listen(config.port, config.bindAddress, (error) => {
+  if (error) return;
+  // The real address and port, so that PORT=0 (tests) can learn which port the system picked.
+  const { address, port } = server.address();
+  const host = address.includes(':') ? `[${address}]` : address;
+  console.log(`express-api: listening on http://${host}:${port} (pid ${process.pid})`);
   console.log(loadedReport(config));
 });
 server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 server.headersTimeout = HEADERS_TIMEOUT_MS;
 
 server.on('error', (error) => {
-  console.error(`express-api: cannot listen on port ${config.port}: ${error.message}`);
+  console.error(`express-api: cannot listen on ${config.bindAddress} port ${config.port}: ${error.message}`);
   process.exit(1);
 });
 

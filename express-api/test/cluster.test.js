@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, get } from './helpers.js';
+import { startServer, get, LISTENING } from './helpers.js';
 import { workerCount, poolShares } from '../cluster-plan.js';
 
 const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -44,7 +44,7 @@ test('cluster.js forks one worker per core, each with its share of the pool, and
   try {
     const expected = workerCount(100);
     let workers = [];
-    for (let i = 0; i < 100 && (server.output().match(/listening on port/g) ?? []).length < expected; i += 1) {
+    for (let i = 0; i < 100 && (server.output().match(new RegExp(LISTENING, 'g')) ?? []).length < expected; i += 1) {
       await sleep(50);
     }
     workers = children(server.pid);

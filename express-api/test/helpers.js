@@ -10,6 +10,10 @@ import { loadConfig } from '../config.js';
 const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+// server.js's start-up line: `express-api: listening on http://127.0.0.1:3000 (pid 123)`, an IPv6
+// address in brackets.
+export const LISTENING = /listening on http:\/\/(\[[^\]]+\]|[0-9.]+):(\d+) /;
+
 // Starts `node server.js` as the manifest would (NODE_ENV=production, DB_* from the environment
 // that ./testbed test provides, or the managed defaults, then `env`) and resolves once it listens;
 // rejects with its output if it exits instead. `script` may be cluster.js (resolved once its first
@@ -22,17 +26,20 @@ export async function startServer(env = {}, { script = 'server.js', node = proce
   });
   let output = '';
   child.stderr.on('data', (chunk) => { output += chunk; });
-  const port = await new Promise((resolve, reject) => {
+  const { host, port } = await new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       output += chunk;
-      const match = /listening on port (\d+)/.exec(output);
-      if (match) resolve(Number(match[1]));
+      const match = LISTENING.exec(output);
+      if (match) resolve({ host: match[1], port: Number(match[2]) });
     });
     // 'close', not 'exit': by then everything it printed has arrived.
     child.on('close', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    // What it listens on, as it said; an unspecified address (0.0.0.0, ::) is reached through loopback.
+    host,
+    port,
+    url: `http://${{ '0.0.0.0': '127.0.0.1', '[::]': '[::1]' }[host] ?? host}:${port}`,
     pid: child.pid,
     output: () => output,
     async stop() {

@@ -25,6 +25,9 @@ public class RunningApp : IAsyncLifetime
     /// <summary>Environment beyond DB_* and PORT: a variant's, or a test's.</summary>
     protected virtual IReadOnlyDictionary<string, string> Environment => new Dictionary<string, string>();
 
+    /// <summary>Where the tests reach the app: loopback, where it listens unless BIND_ADDRESS says otherwise.</summary>
+    protected virtual string Host => "127.0.0.1";
+
     /// <summary>What is started: `dotnet bin/publish/AspnetApi.dll`, or a variant's apphost.</summary>
     protected virtual (string Program, string[] Arguments) Command => ("dotnet", [PublishedApp]);
 
@@ -49,6 +52,8 @@ public class RunningApp : IAsyncLifetime
             UseShellExecute = false,
         };
         start.Environment["PORT"] = port.ToString();
+        // Loopback, the app's default, whatever the environment running the tests says.
+        start.Environment.Remove("BIND_ADDRESS");
         foreach (var (name, value) in Environment)
             start.Environment[name] = value;
         process = Process.Start(start)!;
@@ -56,7 +61,7 @@ public class RunningApp : IAsyncLifetime
         process.ErrorDataReceived += (_, line) => Keep(line.Data);
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
-        Http = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}") };
+        Http = new HttpClient { BaseAddress = new Uri($"http://{Host}:{port}") };
         await WaitUntilReady();
     }
 

@@ -1,3 +1,5 @@
+using System.Net;
+using System.Net.Sockets;
 using System.Text.Encodings.Web;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 
@@ -11,6 +13,7 @@ public static class ServerSetup
     public static void ConfigureServer(this WebApplicationBuilder builder)
     {
         var port = PortFromEnvironment();
+        var address = AddressFromEnvironment();
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.AddServerHeader = false;
@@ -21,8 +24,8 @@ public static class ServerSetup
             kestrel.Limits.MaxRequestBodySize = 1_000_000;
             kestrel.Limits.KeepAliveTimeout = TimeSpan.FromSeconds(KeepAliveSeconds);
             kestrel.Limits.RequestHeadersTimeout = TimeSpan.FromSeconds(30);
-            // Like `server.listen(port)` in Node: every interface, plain HTTP/1.1 only.
-            kestrel.ListenAnyIP(port, listen => listen.Protocols = HttpProtocols.Http1);
+            // Like express-api's `server.listen(port, address)`: that one address, plain HTTP/1.1 only.
+            kestrel.Listen(address, port, listen => listen.Protocols = HttpProtocols.Http1);
         });
     }
 
@@ -35,6 +38,37 @@ public static class ServerSetup
             return port;
         throw new InvalidOperationException($"PORT must be a TCP port number, not '{text}'.");
     }
+
+    /// <summary>
+    /// Loopback unless BIND_ADDRESS names another address: the testbed sets it when the load comes
+    /// from other machines (0.0.0.0 is every IPv4 interface, :: every interface). The literals
+    /// express-api takes (Node's net.isIP), no more: IPAddress.TryParse alone would also take
+    /// "1", "10.1" or "010.0.0.1" (inet_aton's forms) and "[::1]", which Node refuses.
+    /// </summary>
+    static IPAddress AddressFromEnvironment()
+    {
+        var text = Environment.GetEnvironmentVariable("BIND_ADDRESS");
+        if (string.IsNullOrEmpty(text))
+            return IPAddress.Loopback;
+        if (IPAddress.TryParse(text, out var address) && IsPlainLiteral(text, address))
+            // Node binds ::ffff:a.b.c.d on a dual-stack socket, which only IPv4 clients of a.b.c.d
+            // reach; Kestrel's IPv6 socket is IPv6-only and refuses it, so it listens on a.b.c.d.
+            return address.IsIPv4MappedToIPv6 ? address.MapToIPv4() : address;
+        throw new InvalidOperationException(
+            $"BIND_ADDRESS must be an IP address such as 127.0.0.1 or 0.0.0.0, not '{text}'.");
+    }
+
+    /// <summary>
+    /// Dotted decimal IPv4 exactly as written back, or IPv6 without brackets, port, spaces or an
+    /// empty zone ("::1%").
+    /// </summary>
+    static bool IsPlainLiteral(string text, IPAddress address) => address.AddressFamily switch
+    {
+        AddressFamily.InterNetwork => address.ToString() == text,
+        AddressFamily.InterNetworkV6 =>
+            text.Contains(':') && !text.Contains('[') && text.Trim() == text && !text.EndsWith('%'),
+        _ => false,
+    };
 
     /// <summary>
     /// Node announces a persistent connection on every response (`Connection: keep-alive`,

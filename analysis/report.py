@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, figures, replication, study_check, tables, verdicts
+from analysis import answer, engines, figures, replication, study_check, tables, verdicts
 from analysis.claims import CLAIMS, MARGIN
 from analysis.load import ResultFileError, Run, load_run
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
@@ -109,6 +109,9 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     verdicts.cell_table(CLAIMS, sig).to_csv(tabs / "claim_cells.csv", index=False)
     status.to_csv(tabs / "iterations.csv", index=False)
     problems.to_csv(tabs / "problem_iterations.csv", index=False)
+    engine_table = engines.engine_table(run)  # None unless the load came from remote engines
+    if engine_table is not None:
+        engine_table.to_csv(tabs / "engines.csv", index=False)
 
     apis = [a for a in ("rest", "graphql") if a in set(agg["api"])]
     study_apis = [a for a in apis if a in set(study_agg["api"])]
@@ -123,7 +126,7 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
         # section carries them.
         variant_section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
                         explain=i == 0 and bool(answer.missing_frameworks(run)))
-    run_section(doc, run, status)
+    run_section(doc, run, status, engine_table)
     verdict_section(doc, run, results, checks)
     study_support_section(doc, checks, study)
     study_section(doc, run, study_agg, sig, study, study_apis, figs, tabs)
@@ -395,7 +398,7 @@ def differences(run: Run, versus) -> str:
     return text
 
 
-def run_section(doc: Doc, run: Run, status: pd.DataFrame) -> None:
+def run_section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame | None = None) -> None:
     doc.heading(2, "The run")
     m = run.manifest
     machine = m.get("machine", {})
@@ -418,6 +421,8 @@ def run_section(doc: Doc, run: Run, status: pd.DataFrame) -> None:
         doc.table(applied, "Load applied: JMeter threads per case beside the mean requests in flight "
                            "(Little's law, mean over ok iterations); well below the threads means the "
                            "load generator, not the case, set the load")
+    if engine_table is not None:
+        engines_section(doc, run, engine_table)
     doc.heading(2, "How to read this report")
     doc.bullets([
         "Every value is the mean over the iterations with status ok; brackets give the 95 % "
@@ -434,6 +439,39 @@ def run_section(doc: Doc, run: Run, status: pd.DataFrame) -> None:
     if run.duplicates:
         doc.para(f"summary.csv held {run.duplicates} row(s) for cells that were run again; the last "
                  "row of each cell was used.")
+
+
+def engines_section(doc: Doc, run: Run, table: pd.DataFrame) -> None:
+    """The JMeter remote engines that sent the load: what each reported, and how close it came to
+    running out of CPU, so a reader can tell whether an engine rather than the app set the load."""
+    doc.heading(2, "Load engines")
+    bind = run.manifest.get("settings", {}).get("bind_address")
+    saturated = [f"{r.endpoint} in {r.saturated_items} of {r.items} items"
+                 for r in table.itertuples(index=False) if r.saturated_items]
+    doc.para(f"The load came from {len(table)} JMeter remote engine{'s' if len(table) != 1 else ''}"
+             + (f"; the apps listened on {bind} (settings.bind_address)" if bind else "") + ". "
+             "CPU is each engine's own, as % of all its cores (top's % of one core divided by its "
+             "cores), over the items that recorded its figures: an engine at or above "
+             f"{engines.SATURATED_SHARE * 100:.0f} % of its cores in an item may have held that item's "
+             "load back, so the item carries loadgen_saturated (its loadgen CPU in summary.csv is the "
+             "busiest engine's); where one was, add engines or use bigger machines. "
+             + (f"Saturated: {'; '.join(saturated)}." if saturated else "No engine was saturated in any item."))
+    shown = pd.DataFrame({
+        "Engine": table["endpoint"], "Host": table["host"].fillna("–"), "JMeter": table["jmeter"].fillna("–"),
+        "Java": table["java"].fillna("–"), "Cores": table["cores"].map(shown_cores),
+        "SSL": table["ssl"].fillna("–"), "Items": table["items"],
+        "Mean CPU, median (% of cores)": table["cpu_mean_median_pct_of_cores"].map(fmt),
+        "Mean CPU, max (% of cores)": table["cpu_mean_max_pct_of_cores"].map(fmt),
+        "Peak CPU, max (% of cores)": table["cpu_peak_max_pct_of_cores"].map(fmt),
+        "Saturated items": table["saturated_items"], "Threads": table["threads"], "Samples": table["samples"]})
+    doc.table(shown, "Per engine: what it reported, then over the items with its figures its CPU as % of "
+                     "its cores, the items it was saturated in, the threads it ran and the samples it "
+                     "returned (tables/engines.csv)")
+
+
+def shown_cores(cores) -> str:
+    return "–" if cores is None or (isinstance(cores, float) and pd.isna(cores)) else \
+        f"{cores:g}" if isinstance(cores, (int, float)) else str(cores)
 
 
 def significance_text(run: Run) -> str:

@@ -1,0 +1,92 @@
+"""Per-engine load of a run whose JMeter load came from remote engines (`./testbed run --engines`):
+did any engine run out of CPU and so hold the load back?
+
+Only such runs have the manifest's `engines` (what each engine reported: host, JMeter, Java, cores,
+SSL) and each item's run.json `engines` (per engine: threads, samples, CPU mean and peak as % of
+one core, its cores, saturated). A run without the manifest's `engines` has no table, and its
+report is as before.
+"""
+import math
+
+import pandas as pd
+
+from analysis.load import ResultFileError, Run, load_run_json
+
+SATURATED_SHARE = 0.9  # an engine at or above 90 % of its cores is saturated (as the run flags it)
+COLUMNS = ["endpoint", "host", "jmeter", "java", "cores", "ssl", "items", "cpu_mean_median_pct_of_cores",
+           "cpu_mean_max_pct_of_cores", "cpu_peak_max_pct_of_cores", "saturated_items", "threads", "samples"]
+
+
+def described(run: Run) -> list[dict]:
+    """The manifest's `engines`, one object per engine as it reported itself ([] for a local run)."""
+    engines = run.manifest.get("engines")
+    if engines is None:
+        return []
+    if not isinstance(engines, list) or not all(isinstance(e, dict) and e.get("endpoint") for e in engines):
+        raise ResultFileError(run.dir / "manifest.json", "engines must be a list of objects with an endpoint")
+    return engines
+
+
+def number(value, path, what: str) -> float:
+    """A figure of an item's engine entry; null (a failed item) is NaN."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ResultFileError(path, f"{what} must be a number or null, not {value!r}")
+    return float(value)
+
+
+def item_figures(run: Run) -> pd.DataFrame:
+    """One row per item (summary.csv's rows, the last one of a re-run cell) and engine with CPU
+    figures: endpoint, threads, samples, cpu_mean_pct and cpu_peak_pct as % of the engine's cores,
+    saturated. Items without `engines` (excluded, failed before the load) and entries whose
+    cpu_mean_pct is null are left out."""
+    cores = {e["endpoint"]: e.get("cores") for e in described(run)}
+    records = []
+    for row in run.summary.itertuples(index=False):
+        path = run.cell_dir(row.framework, row.api, row.case, row.iteration) / "run.json"
+        entries = load_run_json(path).get("engines")
+        if entries is None:
+            continue
+        if not isinstance(entries, list) or not all(isinstance(e, dict) and e.get("endpoint") for e in entries):
+            raise ResultFileError(path, "engines must be a list of objects with an endpoint")
+        for e in entries:
+            mean = number(e.get("cpu_mean_pct"), path, "cpu_mean_pct")
+            if math.isnan(mean):
+                continue
+            n = number(e.get("cores", cores.get(e["endpoint"])), path, "cores")
+            if not n > 0:
+                raise ResultFileError(path, f"engine {e['endpoint']}: cores must be a positive number")
+            records.append({"endpoint": e["endpoint"], "threads": number(e.get("threads"), path, "threads"),
+                            "samples": number(e.get("samples"), path, "samples"),
+                            "cpu_mean": mean / n, "cpu_peak": number(e.get("cpu_peak_pct"), path, "cpu_peak_pct") / n,
+                            "saturated": e.get("saturated") is True})
+    return pd.DataFrame.from_records(
+        records, columns=["endpoint", "threads", "samples", "cpu_mean", "cpu_peak", "saturated"])
+
+
+def engine_table(run: Run) -> pd.DataFrame | None:
+    """One row per engine (the manifest's order, then any other endpoint an item names): what it
+    reported, then over the items with its figures: how many, median and max of its mean CPU and
+    max of its peak CPU as % of its cores, the items it was saturated in, the threads it ran and the
+    samples it returned. None for a run without engines."""
+    engines = described(run)
+    if not engines:
+        return None
+    figures = item_figures(run)
+    known = {e["endpoint"] for e in engines}
+    engines = [*engines, *({"endpoint": p} for p in dict.fromkeys(figures["endpoint"]) if p not in known)]
+    rows = []
+    for e in engines:
+        mine = figures[figures["endpoint"] == e["endpoint"]]
+        ssl = e.get("ssl")
+        rows.append({"endpoint": e["endpoint"], "host": e.get("host"), "jmeter": e.get("jmeter"),
+                     "java": e.get("java"), "cores": e.get("cores"),
+                     "ssl": "on" if ssl is True else "off" if ssl is False else None,
+                     "items": len(mine),
+                     "cpu_mean_median_pct_of_cores": mine["cpu_mean"].median(),
+                     "cpu_mean_max_pct_of_cores": mine["cpu_mean"].max(),
+                     "cpu_peak_max_pct_of_cores": mine["cpu_peak"].max(),
+                     "saturated_items": int(mine["saturated"].sum()),
+                     "threads": int(mine["threads"].sum()), "samples": int(mine["samples"].sum())})
+    return pd.DataFrame.from_records(rows, columns=COLUMNS)

@@ -177,6 +177,7 @@ def test_ctrl_c_leaves_no_engine_running_a_test(tmp_path, lab):
 
 
 def test_an_unreachable_engine_or_a_missing_keystore_is_one_line_before_any_load(tmp_path, lab):
+    (Path(lab.env["TESTBED_HOME"]) / "rmi_keystore.jks").unlink(missing_ok=True)  # as on a fresh controller
     result = run_testbed(*SMOKE, "--cases", "1", "--engines", lab.endpoint(1119), "--results-dir",
                          str(tmp_path), env=lab.env)
     assert result.returncode == 2

@@ -1,4 +1,5 @@
 """`testbed load`."""
+from benchlib.engines import parse_endpoints
 from benchlib.jmeter import DEFAULTS
 from collect.single_load import LoadRequest, load
 
@@ -19,8 +20,15 @@ def register(sub):
     p.add_argument("--rampup", type=int, help="seconds to start all threads, within the warm-up "
                                               f"(default: the lesser of {DEFAULTS['rampup_s']} and --warmup)")
     p.add_argument("--port", type=int, help="where it listens (default: its framework.json default_port)")
-    p.add_argument("--host", default="127.0.0.1", help="where it runs (default %(default)s)")
+    p.add_argument("--host", help="where it runs (default 127.0.0.1; with --engines, this machine's "
+                                   "address on the route to them: start it with ./testbed up --bind ADDR)")
+    p.add_argument("--engines", metavar="HOST[:PORT],…",
+                   help="send the load from JMeter remote engines (./testbed engine start there), "
+                        "the threads divided across them")
+    p.add_argument("--no-ssl", dest="ssl", action="store_false",
+                   help="talk to engines started with --no-ssl (a closed lab network only)")
     p.add_argument("--dashboard", action="store_true", help="also write JMeter's HTML dashboard")
     p.set_defaults(func=lambda args: load(LoadRequest(
         args.framework, args.api, args.case, args.threads, args.duration, args.warmup, args.rampup,
-        args.port, args.host, args.dashboard)))
+        args.port, args.host, args.dashboard,
+        parse_endpoints(args.engines) if args.engines is not None else None, args.ssl)))

@@ -3,7 +3,6 @@ database, the data set, built apps), a new or resumed run, and its execution."""
 import os
 import signal
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 from benchlib import apps, builds, database
@@ -12,7 +11,7 @@ from benchlib.console import fail, say
 from benchlib.dataset import seed as seed_dataset
 from benchlib.engines import Endpoint, check_bind, parse_endpoints
 from benchlib.jmeter import find_jmeter, jmeter_version
-from benchlib.paths import STATE, bind_address
+from benchlib.paths import bind_address
 from benchlib.packages import ensure_debian
 from collect import pinning, preflight, remote, runs
 from collect.profiles import DEFAULT, PROFILES
@@ -85,16 +84,12 @@ def load_engines(request: MatrixRequest, settings: dict, launcher: str) -> remot
     if settings:
         endpoints = [parse_endpoints(e)[0] for e in settings.get("engines", [])] or None
         bind, ssl = settings.get("bind_address"), settings.get("ssl", True)
-    found = remote.connect(endpoints, ssl, bind, launcher, jmeter_version(launcher), probes_folder()) \
+    found = remote.connect(endpoints, ssl, bind, launcher, jmeter_version(launcher)) \
         if endpoints else None
     if bind and not found:
         check_bind(bind)
     os.environ["TESTBED_BIND_ADDRESS"] = found.address if found else bind or bind_address()
     return found
-
-
-def probes_folder():
-    return STATE / "engines" / "probes" / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
 
 
 def _interrupt(signum, frame):

@@ -15,6 +15,7 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from benchlib import engines as engine_lib, plans
@@ -22,7 +23,7 @@ from benchlib.console import fail, say
 from benchlib.engines import Endpoint
 from benchlib.jmeter import PROPERTIES
 from benchlib.jtl import WARMUP_PREFIX
-from benchlib.paths import IDS, shown
+from benchlib.paths import IDS, STATE, shown
 from benchlib.processes import stop_group
 from collect import item_stats
 
@@ -281,10 +282,11 @@ def mismatch(facts: dict, jmeter: str) -> str | None:
     return None
 
 
-def connect(endpoints: list[Endpoint], ssl: bool, bind: str | None, launcher: str, jmeter: str,
-            folder: Path) -> Engines:
+def connect(endpoints: list[Endpoint], ssl: bool, bind: str | None, launcher: str, jmeter: str) -> Engines:
     """Checks every engine before any load: reachable, willing, same JMeter and Java. One line
-    for the first that is not; their facts otherwise."""
+    for the first that is not; their facts otherwise. The probes' files stay under
+    .testbed/engines/probes/."""
+    folder = STATE / "engines" / "probes" / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     if ssl:
         engine_lib.require_keystore()
     address = bind or engine_lib.reaching_address(endpoints[0].host)

@@ -2,6 +2,7 @@
 kept under results/load/<UTC time>-<framework>-<api>-case-NN/ with a load.json beside the JTL."""
 import subprocess
 import time
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -11,8 +12,12 @@ from benchlib.cases import API_STYLES, find_case
 from benchlib.console import fail, say
 from benchlib.files import write_json
 from benchlib.net import http_status
+from benchlib.engines import Endpoint
 from benchlib.paths import IDS, results_root, shown
 from benchlib.results import JTL
+from collect import remote
+from collect.batch import Batch
+from collect.item import JMETER_SLACK_S
 
 
 @dataclass
@@ -25,8 +30,10 @@ class LoadRequest:
     warmup: int = jmeter.DEFAULTS["warmup_s"]
     rampup: int | None = None
     port: int | None = None
-    host: str = "127.0.0.1"
+    host: str | None = None  # default: loopback, or with engines this machine's address towards them
     dashboard: bool = False
+    engines: list[Endpoint] | None = None
+    ssl: bool = True
 
 
 def validate(r: LoadRequest) -> dict:
@@ -43,6 +50,9 @@ def validate(r: LoadRequest) -> dict:
             fail(f"--{name} must be at least 1, not {value}.")
     if r.warmup < 0:
         fail(f"--warmup must be 0 or more seconds, not {r.warmup}.")
+    if r.engines and r.rampup is not None:
+        fail("--rampup does not apply with --engines: the engines' threads all start, then wait for "
+             "each other, as in ./testbed run; drop --rampup.")
     if r.rampup is not None and not 0 <= r.rampup <= r.warmup:
         fail(f"--rampup must be from 0 to --warmup ({r.warmup}) seconds, so that the measured "
              f"window has every thread running; got {r.rampup}.")
@@ -95,24 +105,32 @@ def load(r: LoadRequest) -> int:
     launcher = jmeter.find_jmeter()
     c = find_case(r.case)
     port = r.port or framework["default_port"]
-    check_ready(f"http://{r.host}:{port}{framework['readiness_path']}", r.framework)
+    engines = remote.connect(r.engines, r.ssl, None, launcher, jmeter.jmeter_version(launcher),
+                             ) if r.engines else None
+    host = r.host or (engines.address if engines else "127.0.0.1")
+    check_ready(f"http://{host}:{port}{framework['readiness_path']}", r.framework)
     threads = r.threads or c["requests"]
-    rampup = r.rampup if r.rampup is not None else min(jmeter.DEFAULTS["rampup_s"], r.warmup)
+    rampup = 0 if engines else r.rampup if r.rampup is not None else min(jmeter.DEFAULTS["rampup_s"], r.warmup)
     folder = new_folder(r.framework, r.api, r.case)
     jtl_path = folder / JTL
-    cmd = jmeter.plan_command(r.api, c, r.host, port, threads, rampup, r.warmup, r.duration,
-                              jtl_path, IDS, folder / "jmeter.log", jmeter=launcher)
-    record = {"schema_version": 1, "framework": r.framework, "api": r.api, **c, "host": r.host,
+    cmd = None if engines else jmeter.plan_command(r.api, c, host, port, threads, rampup, r.warmup, r.duration,
+                                                   jtl_path, IDS, folder / "jmeter.log", jmeter=launcher)
+    record = {"schema_version": 1, "framework": r.framework, "api": r.api, **c, "host": host,
               "port": port, "load": {"threads": threads, "rampup_s": rampup, "warmup_s": r.warmup,
                                      "duration_s": r.duration},
-              "command": cmd, "started_at": now(), "ended_at": None, "summary": None}
+              "command": cmd, "started_at": now(), "ended_at": None, "summary": None,
+              **({"engines": engines.facts} if engines else {})}
     write_json(folder / "load.json", record)
     say(f"load: {r.framework} {r.api} case {r.case} ({c['rows']} rows, {c['joins']} joins): "
-        f"{threads} threads, {r.warmup} s warm-up + {r.duration} s measured ...")
-    with open(folder / "jmeter.out", "w") as out:
-        code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT).returncode
-    if code != 0 or not jtl_path.is_file():
-        fail(f"JMeter exited with {code}; see {shown(folder)}/jmeter.log")
+        f"{threads} threads, {r.warmup} s warm-up + {r.duration} s measured"
+        + (f", from {len(engines.endpoints)} engine(s)" if engines else "") + " ...")
+    if engines:
+        record["load"]["engines"] = load_from_engines(r, c, host, port, threads, folder, launcher, engines)
+    else:
+        with open(folder / "jmeter.out", "w") as out:
+            code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT).returncode
+        if code != 0 or not jtl_path.is_file():
+            fail(f"JMeter exited with {code}; see {shown(folder)}/jmeter.log")
     stats = jtl.summarize(jtl_path)
     write_json(folder / "load.json", {**record, "ended_at": now(), "summary": stats})
     say(summary_line(stats, folder))
@@ -128,3 +146,30 @@ def load(r: LoadRequest) -> int:
             fail(f"the dashboard was not written (JMeter exited with {code}); see {shown(folder)}/dashboard.out")
         say(f"dashboard: {shown(report / 'index.html')} ({time.monotonic() - started:.0f} s)")
     return 1 if stats["errors"] or not stats["samples"] else 0
+
+
+def load_from_engines(r: LoadRequest, c: dict, host: str, port: int, threads: int, folder: Path,
+                      launcher: str, engines: remote.Engines) -> list[dict]:
+    """One measurement as `./testbed run` makes it through engines (collect/batch.py), its JTLs
+    merged into the folder's; what each engine ran and reported."""
+    measurement = {"api": r.api, "case": c, "port": port, "threads": threads, "warmup_s": r.warmup,
+                   "duration_s": r.duration, "jtl": None, "ids_dir": None,
+                   "plan_key": f"testbed.{uuid.uuid4().hex[:12]}."}
+    batch = Batch(folder, [], time.time(), starts=remote.schedule(1, r.warmup, r.duration))
+    batch.controllers = remote.write_plans(folder, "load", host, [measurement], batch.starts, engines)
+    for i, controller in enumerate(batch.controllers):
+        remote.start_controller(controller, remote.controller_command(
+            launcher, controller.folder / "plan.jmx", controller.endpoint, i, engines, controller.log))
+    deadline = time.monotonic() + remote.LEAD_S + r.warmup + r.duration + JMETER_SLACK_S
+    try:
+        while batch.exit_code() is None:
+            fault = batch.engine_fault() or ("the engines did not finish in time" if time.monotonic() > deadline else None)
+            if fault:
+                fail(f"{fault}; see {shown(folder)}/engine-*/jmeter.log")
+            time.sleep(0.2)
+        refused = batch.engine_fault()
+        if refused:
+            fail(refused)
+    finally:
+        batch.stop()
+    return remote.take(batch.controllers, 0, folder / JTL, threads)

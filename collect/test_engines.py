@@ -212,3 +212,23 @@ def test_engine_start_status_and_stop(lab):
     assert lab.engine("status").returncode == 3
     bad = lab.engine("start", "--bind", "10.0.0.999")
     assert bad.returncode == 2 and "--bind takes an IP address" in bad.stderr
+
+
+def test_load_sends_one_case_from_an_engine_to_an_app_up_on_the_link(tmp_path, lab):
+    start_engine(lab, 1099)
+    up = run_testbed("up", "--framework", "express", "--bind", lab.here, env=lab.env)
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        port = str(3000 + int(lab.env["TESTBED_PORT_OFFSET"]))
+        loaded = run_testbed("load", "--framework", "express", "--api", "rest", "--case", "4", "--threads", "7",
+                             "--warmup", "1", "--duration", "2", "--port", port, "--engines",
+                             lab.endpoint(1099), env={**lab.env, "TESTBED_RESULTS": str(tmp_path)})
+        assert loaded.returncode == 0, loaded.stdout + loaded.stderr
+        [folder] = (tmp_path / "load").iterdir()
+        record = json.loads((folder / "load.json").read_text())
+        assert record["host"] == lab.here and record["engines"][0]["endpoint"] == lab.endpoint(1099)
+        [engine] = record["load"]["engines"]
+        assert engine["threads"] == 7 and engine["samples"] == record["summary"]["samples"] > 0
+        assert engine["cpu_mean_pct"] > 0
+    finally:
+        run_testbed("down", env=lab.env)

@@ -3,6 +3,16 @@ from benchlib import engines
 from benchlib.jmeter import find_jmeter
 
 
+def add_load_options(p, default_host: str) -> None:
+    """--engines and --no-ssl, for the commands that send load (run, load)."""
+    p.add_argument("--engines", metavar="HOST[:PORT],…",
+                   help="send the load from JMeter remote engines on other machines (./testbed engine "
+                        "start there), the threads divided across them (default: JMeter runs here); "
+                        f"the apps are reached on {default_host}")
+    p.add_argument("--no-ssl", dest="ssl", action="store_false",
+                   help="talk to engines started with --no-ssl (RMI without SSL: a closed lab network only)")
+
+
 def register(sub):
     p = sub.add_parser("engine", help="a JMeter remote engine on this machine, for run --engines",
                        description="Run JMeter's remote engine (jmeter -s) on this machine, so that "

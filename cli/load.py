@@ -1,6 +1,7 @@
 """`testbed load`."""
 from benchlib.engines import parse_endpoints
 from benchlib.jmeter import DEFAULTS
+from cli.engine import add_load_options
 from collect.single_load import LoadRequest, load
 
 
@@ -22,11 +23,7 @@ def register(sub):
     p.add_argument("--port", type=int, help="where it listens (default: its framework.json default_port)")
     p.add_argument("--host", help="where it runs (default 127.0.0.1; with --engines, this machine's "
                                    "address on the route to them: start it with ./testbed up --bind ADDR)")
-    p.add_argument("--engines", metavar="HOST[:PORT],…",
-                   help="send the load from JMeter remote engines (./testbed engine start there), "
-                        "the threads divided across them")
-    p.add_argument("--no-ssl", dest="ssl", action="store_false",
-                   help="talk to engines started with --no-ssl (a closed lab network only)")
+    add_load_options(p, "--host")
     p.add_argument("--dashboard", action="store_true", help="also write JMeter's HTML dashboard")
     p.set_defaults(func=lambda args: load(LoadRequest(
         args.framework, args.api, args.case, args.threads, args.duration, args.warmup, args.rampup,

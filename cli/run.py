@@ -5,6 +5,7 @@ from pathlib import Path
 from benchlib.console import UserError, say
 from benchlib.engines import parse_endpoints
 from benchlib.paths import results_root
+from cli.engine import add_load_options
 from cli.report import report
 from collect.matrix import MatrixRequest, run_matrix
 from collect.profiles import PROFILES
@@ -43,14 +44,10 @@ def register(sub):
     p.add_argument("--pin", action="store_true",
                    help="pin app, database and JMeter to separate CPU sets (as taskset does)")
     p.add_argument("--seed", type=int, help="seed of the order (default: random, recorded)")
-    p.add_argument("--engines", metavar="HOST[:PORT],…",
-                   help="send the load from JMeter remote engines on other machines (./testbed engine "
-                        "start there); the threads are divided across them (default: JMeter runs here)")
+    add_load_options(p, "this machine's address on the route to them (or --bind)")
     p.add_argument("--bind", metavar="ADDR",
                    help="the address of this machine the apps listen on (default: loopback, or with "
                         "--engines the address on the route to them)")
-    p.add_argument("--no-ssl", dest="ssl", action="store_false",
-                   help="talk to engines started with --no-ssl (RMI without SSL: a closed lab network only)")
     p.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run with its own settings")
     p.add_argument("--results-dir", type=Path, metavar="DIR",
                    help="where runs are written (default: $TESTBED_RESULTS, else results/)")

@@ -132,11 +132,16 @@ def test_a_smoke_run_through_two_engines_divides_the_threads_and_brings_back_jtl
     assert "Load engines" in report and lab.endpoint(1109) in report
 
 
-def test_an_engine_lost_mid_run_fails_its_item_stops_the_run_and_resume_finishes(tmp_path, lab):
+def start_run(tmp_path: Path, lab: Lab) -> subprocess.Popen:
+    """A smoke run of 6 items through the engine on port 1099, in the background."""
     start_engine(lab, 1099)
-    run = subprocess.Popen([TESTBED, *SMOKE, "--cases", "1,4,7", "--engines", lab.endpoint(1099),
-                            "--results-dir", str(tmp_path)], env=lab.env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen([TESTBED, *SMOKE, "--cases", "1,4,7", "--engines", lab.endpoint(1099),
+                             "--results-dir", str(tmp_path)], env=lab.env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def test_an_engine_lost_mid_run_fails_its_item_stops_the_run_and_resume_finishes(tmp_path, lab):
+    run = start_run(tmp_path, lab)
     try:
         wait_for(lambda: tmp_path.exists() and any(p.is_dir() for p in tmp_path.iterdir())
                  and any(r["status"] == "running" for r in records(the_run(tmp_path))), 600, "an item to run")
@@ -160,10 +165,7 @@ def test_an_engine_lost_mid_run_fails_its_item_stops_the_run_and_resume_finishes
 
 
 def test_ctrl_c_leaves_no_engine_running_a_test(tmp_path, lab):
-    start_engine(lab, 1099)
-    run = subprocess.Popen([TESTBED, *SMOKE, "--cases", "1,4,7", "--engines", lab.endpoint(1099),
-                            "--results-dir", str(tmp_path)], env=lab.env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
+    run = start_run(tmp_path, lab)
     try:
         wait_for(lambda: "running a test" in lab.engine("status").stdout, 600, "the engine to run a test")
         run.send_signal(signal.SIGINT)

@@ -35,7 +35,8 @@ HIGHER_IS_BETTER = {"throughput_rps"}
 LOAD_FLAGS = {
     "underloaded": "fewer than half of JMeter's threads had a request in flight on average, so the "
                    "load generator, not the case, set the load",
-    "loadgen_saturated": "JMeter used 90 % or more of its cores, so it may have held the load back",
+    "loadgen_saturated": "JMeter (with remote engines: the busiest engine) used 90 % or more of its "
+                         "cores, so it may have held the load back",
 }
 SIGNIFICANT, FLAGGED = "*", "‡"
 PAIRED, INDEPENDENT = "paired rounds", "independent groups"

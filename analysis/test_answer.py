@@ -107,7 +107,7 @@ def test_significant_and_load_flagged_cells_are_marked(report):
     assert markdown_row(graphql, "| case 1:")[-1] == "loadgen_saturated"
     assert markdown_row(graphql, "| case 18:")[-2] == "2 pairs"
     assert "Underloaded: fewer than half of JMeter's threads had a request in flight" in answer
-    assert "Loadgen_saturated: JMeter used 90 % or more of its cores" in answer
+    assert "Loadgen_saturated: JMeter (with remote engines: the busiest engine) used 90 % or more of its cores" in answer
     page = (report / "index.html").read_text()
     assert '<td class="significant">1.28 [1.15, 1.43] *</td>' in page
     assert '<td class="load-flagged">case 7: 250 users, 1 row, no join ‡</td>' in page

@@ -6,7 +6,7 @@ import pytest
 
 from benchlib.console import UserError
 from benchlib.engines import Endpoint, parse_endpoints, split_threads
-from collect.remote import mismatch
+from collect.remote import clock_off, mismatch
 
 
 def test_engines_are_host_and_port_with_jmeters_default_port():
@@ -43,3 +43,10 @@ def test_another_jmeter_or_java_release_is_refused_with_what_to_install():
         "engine 10.0.0.2:1099 runs JMeter 5.5, this machine 5.6.3; install JMeter 5.6.3 there "
         "(JMETER_HOME) and restart the engine")
     assert "runs Java 21.0.4, this machine 17.0.13" in mismatch({**FACTS, "java": "21.0.4"}, "5.6.3")
+
+
+def test_an_engine_clock_that_put_the_probe_outside_its_run_is_off_by_at_least_that_much():
+    assert clock_off(at=105.0, before=100.0, after=110.0) is None
+    assert clock_off(at=110.4, before=100.0, after=110.0) is None  # within the tolerance
+    assert clock_off(at=112.0, before=100.0, after=110.0) == 2.0
+    assert clock_off(at=97.0, before=100.0, after=110.0) == 3.0

@@ -34,6 +34,9 @@ LEAD_S = 15
 GAP_S = 3
 CONTROLLER_ENV = {"HEAP": "-Xms256m -Xmx512m"}
 PROBE_TIMEOUT_S = 90
+# Beyond this, an engine's clock is too far off this machine's for measurements that start at shared
+# wall-clock times (the gap between two measurements is GAP_S).
+CLOCK_TOLERANCE_S = 0.5
 STOP_GRACE_S = 20
 SHUTDOWN_PORT = re.compile(r"Waiting for possible Shutdown/StopTestNow/HeapDump/ThreadDump message on port (\d+)")
 # How a controller's log says its engine did not take the test: refused it, or could not be reached.
@@ -161,8 +164,9 @@ def write_plans(folder: Path, title: str, host: str, measurements: list[dict], s
 
 # --- what comes back -----------------------------------------------------------------------------
 
-def first_message(jtl: Path) -> dict | None:
-    """The `key=value;…` pairs of the first sample's response message, if that sample succeeded."""
+def first_sample(jtl: Path) -> tuple[float, dict] | None:
+    """When the first sample started (epoch s, by the engine's clock) and the `key=value;…` pairs
+    of its response message, if that sample succeeded."""
     try:
         with open(jtl, newline="") as f:
             row = next(csv.DictReader(f), None)
@@ -170,12 +174,13 @@ def first_message(jtl: Path) -> dict | None:
         return None
     if not row or row.get("success") != "true":
         return None
-    return dict(pair.split("=", 1) for pair in row["responseMessage"].split(";") if "=" in pair)
+    return int(row["timeStamp"]) / 1000, dict(pair.split("=", 1) for pair in row["responseMessage"].split(";")
+                                              if "=" in pair)
 
 
 def report_of(path: Path) -> dict:
     """The engine's CPU over one window, from the sample its plan sent (plans.engine_report)."""
-    values = first_message(path)
+    _, values = first_sample(path) or (None, None)
     if not values:
         return {"cpu_mean_pct": None, "cpu_peak_pct": None, "cores": None, "late_ms": None}
     return {"cpu_mean_pct": float(values["cpu_mean_pct"]), "cpu_peak_pct": float(values["cpu_peak_pct"]),
@@ -250,6 +255,7 @@ def probe(endpoint: Endpoint, index: int, engines: Engines, launcher: str, folde
     c.folder.mkdir(parents=True)
     jtl = c.folder / "facts.jtl"
     (c.folder / "plan.jmx").write_text(probe_plan(jtl))
+    before = time.time()
     start_controller(c, controller_command(launcher, c.folder / "plan.jmx", endpoint, index, engines, c.log))
     try:
         c.proc.wait(PROBE_TIMEOUT_S)
@@ -263,11 +269,24 @@ def probe(endpoint: Endpoint, index: int, engines: Engines, launcher: str, folde
                 or "handshake" in refused.lower() or "certificate" in refused.lower() else
                 "check that it runs the same JMeter and Java as this machine")
         return {"error": f"engine {endpoint} refused the test ({refused}); {hint}"}
-    row = first_message(jtl)
-    if not row or any(k not in row for k in FACTS):
+    sample = first_sample(jtl)
+    if not sample or any(k not in sample[1] for k in FACTS):
         return {"error": f"engine {endpoint} ran the probe but sent nothing back; see {shown(c.log)}"}
+    at, found = sample
+    off = clock_off(at, before, time.time())
+    if off:
+        return {"error": f"engine {endpoint}'s clock is at least {off:.1f} s off this machine's; keep both "
+                         "in step (NTP, chrony): every measurement starts at a wall-clock time they share"}
     java = re.search(r"java\.version=(\S+)", read(c.log))
-    return {**{k: int(row[k]) if k == "cores" else row[k] for k in FACTS}, "endpoint": str(endpoint), "ssl": engines.ssl, "controller_java": java.group(1) if java else None}
+    return {**{k: int(found[k]) if k == "cores" else found[k] for k in FACTS}, "endpoint": str(endpoint),
+            "ssl": engines.ssl, "controller_java": java.group(1) if java else None}
+
+
+def clock_off(at: float, before: float, after: float) -> float | None:
+    """How far outside the probe's run, by this machine's clock, the engine's clock put the probe's
+    sample (seconds), when that is beyond CLOCK_TOLERANCE_S: a lower bound of the clocks' offset."""
+    off = max(before - at, at - after, 0.0)
+    return off if off > CLOCK_TOLERANCE_S else None
 
 
 def mismatch(facts: dict, jmeter: str) -> str | None:

@@ -37,6 +37,8 @@ LOAD_FLAGS = {
                    "load generator, not the case, set the load",
     "loadgen_saturated": "JMeter (with remote engines: the busiest engine) used 90 % or more of its "
                          "cores, so it may have held the load back",
+    "engines_out_of_step": "a remote engine's threads started more than 1 s after the measurement's "
+                           "shared start, so the engines' windows did not line up",
 }
 SIGNIFICANT, FLAGGED = "*", "‡"
 PAIRED, INDEPENDENT = "paired rounds", "independent groups"

@@ -389,7 +389,7 @@ class RunEngine:
         cores = batch.cores
         if engines is not None:  # the load generator is the busiest engine, on its own cores
             cores, stats = remote.busiest(engines, stats)
-        flags = item_stats.flags(summary, stats, cores, record["load"]["threads"])
+        flags = item_stats.flags(summary, stats, cores, record["load"]["threads"], engines)
         record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=cores,
                       window=window, results={**summary, **stats})
         write_json(folder / RUN_JSON, record)

@@ -8,6 +8,9 @@ SATURATION = 0.90  # JMeter busy on this share of the cores it had, on average o
 # of their time outside requests (waiting for the CPU in JMeter), so the load generator, not the
 # case's concurrency, set the load.
 UNDERLOADED = 0.50
+# A remote engine whose threads were not all running this long after the measurement's shared start
+# time: its warm-up and window began later than the other engines'.
+LATE_MS = 1000
 
 
 def mem_total_kb() -> int:
@@ -56,8 +59,9 @@ def saturated(cpu_mean_pct: float, cores: int) -> bool:
     return cpu_mean_pct >= SATURATION * 100 * cores
 
 
-def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int) -> list[str]:
-    """Why a finished case's numbers should not be trusted; empty when they can be."""
+def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int, engines: list[dict] | None = None) -> list[str]:
+    """Why a finished case's numbers should not be trusted; empty when they can be. `engines`:
+    what each remote engine reported (collect/remote.take), when the load came from engines."""
     found = []
     if (jtl.get("errors") or 0) > 0:
         found.append("errors")
@@ -67,4 +71,6 @@ def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int) -> list[str]
     in_flight = jtl.get("in_flight_mean")
     if in_flight is not None and in_flight < UNDERLOADED * threads:
         found.append("underloaded")
+    if any((e.get("late_ms") or 0) > LATE_MS for e in engines or []):
+        found.append("engines_out_of_step")
     return found

@@ -13,7 +13,6 @@ import os
 import re
 import subprocess
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,14 +152,8 @@ def start_remote(batch: Batch, host: str, profile: Profile, launcher: str, targe
     times), then the samplers on `targets` and on the controllers, which spend this machine's CPU
     on receiving the samples."""
     batch.starts = remote.schedule(len(batch.slots), profile.warmup_s, profile.duration_s)
-    # Its own property keys: an engine runs batch after batch in one JVM.
-    key = f"testbed.{uuid.uuid4().hex[:12]}."
-    wanted = [{**m, "plan_key": key} for m in measurements(batch, profile)]
-    batch.controllers = remote.write_plans(batch.folder, f"batch {batch.folder.name}", host, wanted,
-                                           batch.starts, engines)
-    for i, c in enumerate(batch.controllers):
-        remote.start_controller(c, remote.controller_command(launcher, c.folder / "plan.jmx", c.endpoint, i,
-                                                             engines, c.log))
+    batch.controllers = remote.launch(batch.folder, f"batch {batch.folder.name}", host,
+                                      measurements(batch, profile), batch.starts, engines, launcher)
     batch.raw.mkdir()
     batch.samplers = Samplers({**targets, **{f"controller:{i + 1}": wait_for_named(c.proc.pid, "java")
                                              for i, c in enumerate(batch.controllers)}}, batch.raw, batch.t0)

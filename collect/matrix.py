@@ -10,7 +10,7 @@ from benchlib.cases import API_STYLES, cases
 from benchlib.console import fail, say
 from benchlib.dataset import seed as seed_dataset
 from benchlib.engines import Endpoint, check_bind, parse_endpoints
-from benchlib.jmeter import find_jmeter, jmeter_version
+from benchlib.jmeter import find_jmeter
 from benchlib.paths import bind_address
 from benchlib.packages import ensure_debian
 from collect import pinning, preflight, remote, runs
@@ -84,8 +84,7 @@ def load_engines(request: MatrixRequest, settings: dict, launcher: str) -> remot
     if settings:
         endpoints = [parse_endpoints(e)[0] for e in settings.get("engines", [])] or None
         bind, ssl = settings.get("bind_address"), settings.get("ssl", True)
-    found = remote.connect(endpoints, ssl, bind, launcher, jmeter_version(launcher)) \
-        if endpoints else None
+    found = remote.connect(endpoints, ssl, bind, launcher) if endpoints else None
     if bind and not found:
         check_bind(bind)
     os.environ["TESTBED_BIND_ADDRESS"] = found.address if found else bind or bind_address()

@@ -13,6 +13,7 @@ import re
 import socket
 import subprocess
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,7 +22,7 @@ from pathlib import Path
 from benchlib import engines as engine_lib, plans
 from benchlib.console import fail, say
 from benchlib.engines import Endpoint
-from benchlib.jmeter import PROPERTIES
+from benchlib.jmeter import PROPERTIES, jmeter_version
 from benchlib.jtl import WARMUP_PREFIX
 from benchlib.paths import IDS, STATE, shown
 from benchlib.processes import stop_group
@@ -55,7 +56,8 @@ class Engines:
     facts: list[dict] = field(default_factory=list)
 
     def recorded(self) -> dict:
-        return {"engines": [str(e) for e in self.endpoints], "ssl": self.ssl, "bind_address": self.address}
+        """Its settings in the manifest (the address is settings.bind_address, where the apps listen)."""
+        return {"engines": [str(e) for e in self.endpoints], "ssl": self.ssl}
 
 
 @dataclass
@@ -144,17 +146,28 @@ def schedule(count: int, warmup_s: float, duration_s: float, now: float | None =
     return [round((first + i * slot) * 1000) for i in range(count)]
 
 
+def launch(folder: Path, title: str, host: str, measurements: list[dict], starts: list[int],
+           engines: Engines, launcher: str) -> list[Controller]:
+    """Each engine's plan (write_plans) and its controller, started."""
+    controllers = write_plans(folder, title, host, measurements, starts, engines)
+    for i, c in enumerate(controllers):
+        start_controller(c, controller_command(launcher, c.folder / "plan.jmx", c.endpoint, i, engines, c.log))
+    return controllers
+
+
 def write_plans(folder: Path, title: str, host: str, measurements: list[dict], starts: list[int],
                 engines: Engines) -> list[Controller]:
     """One plan per engine in <folder>/engine-<n>/: the same measurements with that engine's share
-    of each one's threads, the shared start times, and its own result files."""
+    of each one's threads, the shared start times, its own result files, and property keys of
+    this plan's own (an engine runs plan after plan in one JVM)."""
     id_texts = ids()
+    key = f"testbed.{uuid.uuid4().hex[:12]}."
     controllers = []
     for e, endpoint in enumerate(engines.endpoints):
         c = Controller(endpoint, folder / f"engine-{e + 1}")
         c.folder.mkdir()
         own = [{**m, "threads": engine_lib.split_threads(m["threads"], len(engines.endpoints))[e],
-                "jtl": c.jtl(i), "engine_jtl": c.report(i), "start_ms": starts[i],
+                "jtl": c.jtl(i), "engine_jtl": c.report(i), "start_ms": starts[i], "plan_key": key,
                 "ids_dir": plans.remote_ids_dir(id_texts)} for i, m in enumerate(measurements)]
         # An engine may have no thread in a measurement (more engines than threads): it sits it out.
         (c.folder / "plan.jmx").write_text(plans.batch_plan(title, host, [m for m in own if m["threads"]], id_texts))
@@ -301,7 +314,7 @@ def mismatch(facts: dict, jmeter: str) -> str | None:
     return None
 
 
-def connect(endpoints: list[Endpoint], ssl: bool, bind: str | None, launcher: str, jmeter: str) -> Engines:
+def connect(endpoints: list[Endpoint], ssl: bool, bind: str | None, launcher: str) -> Engines:
     """Checks every engine before any load: reachable, willing, same JMeter and Java. One line
     for the first that is not; their facts otherwise. The probes' files stay under
     .testbed/engines/probes/."""
@@ -312,6 +325,7 @@ def connect(endpoints: list[Endpoint], ssl: bool, bind: str | None, launcher: st
     if bind:
         engine_lib.check_bind(bind)
     engines = Engines(endpoints, ssl, address)
+    jmeter = jmeter_version(launcher)
     say(f"engines: checking {', '.join(map(str, endpoints))} (this machine answers them on {address}) ...")
     with ThreadPoolExecutor(len(endpoints)) as pool:
         found = list(pool.map(lambda pair: probe(pair[1], pair[0], engines, launcher, folder),

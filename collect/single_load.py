@@ -2,7 +2,6 @@
 kept under results/load/<UTC time>-<framework>-<api>-case-NN/ with a load.json beside the JTL."""
 import subprocess
 import time
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -105,8 +104,7 @@ def load(r: LoadRequest) -> int:
     launcher = jmeter.find_jmeter()
     c = find_case(r.case)
     port = r.port or framework["default_port"]
-    engines = remote.connect(r.engines, r.ssl, None, launcher, jmeter.jmeter_version(launcher),
-                             ) if r.engines else None
+    engines = remote.connect(r.engines, r.ssl, None, launcher) if r.engines else None
     host = r.host or (engines.address if engines else "127.0.0.1")
     check_ready(f"http://{host}:{port}{framework['readiness_path']}", r.framework)
     threads = r.threads or c["requests"]
@@ -153,13 +151,9 @@ def load_from_engines(r: LoadRequest, c: dict, host: str, port: int, threads: in
     """One measurement as `./testbed run` makes it through engines (collect/batch.py), its JTLs
     merged into the folder's; what each engine ran and reported."""
     measurement = {"api": r.api, "case": c, "port": port, "threads": threads, "warmup_s": r.warmup,
-                   "duration_s": r.duration, "jtl": None, "ids_dir": None,
-                   "plan_key": f"testbed.{uuid.uuid4().hex[:12]}."}
+                   "duration_s": r.duration, "jtl": None, "ids_dir": None}
     batch = Batch(folder, [], time.time(), starts=remote.schedule(1, r.warmup, r.duration))
-    batch.controllers = remote.write_plans(folder, "load", host, [measurement], batch.starts, engines)
-    for i, controller in enumerate(batch.controllers):
-        remote.start_controller(controller, remote.controller_command(
-            launcher, controller.folder / "plan.jmx", controller.endpoint, i, engines, controller.log))
+    batch.controllers = remote.launch(folder, "load", host, [measurement], batch.starts, engines, launcher)
     deadline = time.monotonic() + remote.LEAD_S + r.warmup + r.duration + JMETER_SLACK_S
     try:
         while batch.exit_code() is None:

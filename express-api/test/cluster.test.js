@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, get, LISTENING } from './helpers.js';
@@ -29,9 +29,17 @@ test('one worker per core, never more workers than connections', () => {
   assert.equal(workerCount(100, 0), 1);
 });
 
+// Every process whose parent is `pid`, from /proc/*/stat: /proc/<pid>/task/<pid>/children lists only
+// the children of that one thread, and the kernel documents it as unreliable while children start.
 function children(pid) {
-  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-  return text === '' ? [] : text.split(' ').map(Number);
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((name) => {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+    } catch {
+      return false; // gone since readdir
+    }
+  }).map(Number);
 }
 
 function environment(pid) {
@@ -44,7 +52,8 @@ test('cluster.js forks one worker per core, each with its share of the pool, and
   try {
     const expected = workerCount(100);
     let workers = [];
-    for (let i = 0; i < 100 && (server.output().match(new RegExp(LISTENING, 'g')) ?? []).length < expected; i += 1) {
+    const listening = () => (server.output().match(new RegExp(LISTENING, 'g')) ?? []).length;
+    for (let i = 0; i < 100 && (listening() < expected || children(server.pid).length < expected); i += 1) {
       await sleep(50);
     }
     workers = children(server.pid);

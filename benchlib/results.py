@@ -18,8 +18,10 @@ from benchlib.cases import API_STYLES
 from benchlib.jtl import JTL_FIELDS, measured
 
 # 2: summary.csv always ends with in_flight_mean; run.json's per-item timings are under "load".
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+# 3: samples are counted by completion inside the measured window, and every item carries its
+#    validity checks (VALIDITY_FIELDS) and CPU per request.
+SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.csv"
@@ -33,12 +35,37 @@ ITEM_FIELDS = ("framework", "api", "case", "requests", "rows", "joins", "iterati
 SAMPLER_FIELDS = ("cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct", "db_cpu_mean_pct",
                   "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct")
 LATER_FIELDS = ("in_flight_mean",)  # appended when it was added, so older files stay a prefix
+# Version 3: each item's validity checks (collect/validity.py) and its CPU per request, appended.
+VALIDITY_FIELDS = (
+    "window_s",            # the measured window's length (clock-set, not from the samples)
+    "threads",             # the case's threads (JMeter's, all engines together)
+    "completed_threads",   # threads that completed at least one request inside the window
+    "in_flight_start",     # requests started before the window and completed inside it (counted)
+    "in_flight_end",       # requests still in flight when the window ended (not counted)
+    "spanning",            # requests in flight over the whole window (started before, ended after)
+    "littles_ratio",       # throughput x mean response time / threads (1 in a closed loop)
+    "trend_pct",           # throughput's change over the window, % of its mean (least squares)
+    "trend_p",             # the p-value of that slope
+    "spread_cv",           # coefficient of variation of the throughput in the window's bins
+    "machine_cpu_pct",     # app + database + load generator CPU, % of all cores
+    "loadgen_share_pct",   # the load generator's CPU, % of all cores
+    "ceiling_rps",         # what the load generator drove at these threads against the cheapest endpoint
+    "ceiling_share",       # throughput / ceiling_rps
+    "app_cpu_ms_per_req",  # the app's CPU time over the window / requests completed in it
+    "db_cpu_ms_per_req",   # the database's, likewise
+    "validity",            # valid | bound | invalid (VALIDITY_STATES)
+    "validity_reasons",    # ;-separated: why not valid, each `check: figure vs threshold`
+)
+VALIDITY_STATES = ("valid", "bound", "invalid")
 SUMMARY_COLUMNS = [*ITEM_FIELDS, "status", "flags",
-                   *(f for f in JTL_FIELDS if f not in LATER_FIELDS), *SAMPLER_FIELDS, *LATER_FIELDS]
+                   *(f for f in JTL_FIELDS if f not in LATER_FIELDS), *SAMPLER_FIELDS, *LATER_FIELDS,
+                   *VALIDITY_FIELDS]
+V2_COLUMNS = SUMMARY_COLUMNS[:-len(VALIDITY_FIELDS)]
 # Version 1 runs were written both before and after in_flight_mean existed.
-ACCEPTED_HEADERS = {1: (SUMMARY_COLUMNS[:-len(LATER_FIELDS)], SUMMARY_COLUMNS), 2: (SUMMARY_COLUMNS,)}
+ACCEPTED_HEADERS = {1: (V2_COLUMNS[:-len(LATER_FIELDS)], V2_COLUMNS), 2: (V2_COLUMNS,), 3: (SUMMARY_COLUMNS,)}
 INT_COLUMNS = ["case", "requests", "rows", "joins", "iteration"]
-NUMBER_COLUMNS = SUMMARY_COLUMNS[SUMMARY_COLUMNS.index("samples"):]
+TEXT_COLUMNS = ("validity", "validity_reasons")
+NUMBER_COLUMNS = [c for c in SUMMARY_COLUMNS[SUMMARY_COLUMNS.index("samples"):] if c not in TEXT_COLUMNS]
 STATUSES = ("ok", "failed", "excluded")
 PROC_COLUMNS = ["t_s", "role", "pid", "cpu_pct", "rss_kb"]
 JTL_COLUMNS = {"timeStamp", "elapsed", "label", "success"}
@@ -97,11 +124,14 @@ def find_run(results_dir: Path, run_id: str | None) -> Path:
 
 # --- writing -----------------------------------------------------------------------------------------
 
-def summary_row(item: dict, status: str, flags: list[str], jtl: dict, samplers: dict) -> dict:
+def summary_row(item: dict, status: str, flags: list[str], jtl: dict, samplers: dict,
+                checks: dict | None = None) -> dict:
+    """`checks`: the item's VALIDITY_FIELDS (collect/validity.py); absent for failed and excluded."""
     row = {key: item[key] for key in ITEM_FIELDS}
     row.update(status=status, flags=";".join(flags))
     row.update({key: jtl.get(key) for key in JTL_FIELDS})
     row.update(samplers)
+    row.update(checks or {})
     return {key: "" if row.get(key) is None else row[key] for key in SUMMARY_COLUMNS}
 
 
@@ -182,6 +212,8 @@ def _check_summary_row(path: Path, line: int, row) -> None:
         bad(f"api must be one of {', '.join(API_STYLES)}, not {row['api']!r}")
     if row["status"] not in STATUSES:
         bad(f"status must be one of {', '.join(sorted(STATUSES))}, not {row['status']!r}")
+    if "validity" in row.index and row["validity"] not in ("", *VALIDITY_STATES):
+        bad(f"validity must be one of {', '.join(VALIDITY_STATES)} or empty, not {row['validity']!r}")
     for column in INT_COLUMNS:
         if not row[column].isdigit():
             bad(f"{column} must be a non-negative integer, not {row[column]!r}")

@@ -27,11 +27,19 @@ MANIFEST = "manifest.json"
 SUMMARY = "summary.csv"
 STATE = "state.json"
 RUN_JSON = "run.json"
+ITEM_FIELDS = ("framework", "api", "case", "requests", "rows", "joins", "iteration")
 JTL = "results.jtl"
 PROC = "proc.csv"
 TOP = "top.csv"
+# Version 3, at the run's root: the load generator's ceiling (collect/ceiling.py) and the second
+# tool's measurements of some cells (collect/crosscheck.py).
+CEILING = "ceiling.csv"
+CEILING_COLUMNS = ["threads", "iteration", "target", "window_s", "samples", "throughput_rps", "mean_ms",
+                   "loadgen_cpu_mean_pct", "app_cpu_mean_pct", "machine_cpu_pct"]
+CROSSCHECK = "crosscheck.csv"
+CROSSCHECK_COLUMNS = ["tool", *ITEM_FIELDS, "connections", "window_s", "samples", "throughput_rps",
+                      "mean_ms", "p99_ms", "errors"]
 
-ITEM_FIELDS = ("framework", "api", "case", "requests", "rows", "joins", "iteration")
 SAMPLER_FIELDS = ("cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct", "db_cpu_mean_pct",
                   "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct")
 LATER_FIELDS = ("in_flight_mean",)  # appended when it was added, so older files stay a prefix

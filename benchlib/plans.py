@@ -132,10 +132,14 @@ def sampler(api, key, rows, port=None):
 
 def status_200():
     # JMeter alone would pass any 2xx, such as the 204 the study's apps sent for errors.
+    return status_is("200")
+
+
+def status_is(code: str):
     strings = ET.Element("collectionProp", name="Asserion.test_strings")
-    strings.append(prop("stringProp", "49586", "200"))
-    return element("ResponseAssertion", "AssertionGui", "status 200", strings,
-                   prop("stringProp", "Assertion.custom_message", "status is not 200"),
+    strings.append(prop("stringProp", "49586", code))
+    return element("ResponseAssertion", "AssertionGui", f"status {code}", strings,
+                   prop("stringProp", "Assertion.custom_message", f"status is not {code}"),
                    prop("stringProp", "Assertion.test_field", "Assertion.response_code"),
                    prop("boolProp", "Assertion.assume_success", False),
                    prop("intProp", "Assertion.test_type", 8))
@@ -167,6 +171,23 @@ def json_check(api, key, rows):
                    prop("stringProp", "JSON_PATH", path), prop("stringProp", "EXPECTED_VALUE", expected),
                    prop("boolProp", "JSONVALIDATION", True), prop("boolProp", "EXPECT_NULL", False),
                    prop("boolProp", "INVERT", False), prop("boolProp", "ISREGEX", regex))
+
+
+# The load generator's ceiling (collect/ceiling.py) is measured against a path no implementation
+# serves: the app answers 404 from its router, with no database and no serialisation of rows, so
+# nearly all the CPU a request costs is the load generator's own.
+CEILING_PATH = "/testbed-ceiling"
+
+
+def ceiling_request(port):
+    """GET CEILING_PATH, asserted 404: the cheapest request an app answers."""
+    http = element(
+        "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}GET " + CEILING_PATH, arguments("HTTPsampler.Arguments", {}),
+        prop("stringProp", "HTTPSampler.port", port), prop("stringProp", "HTTPSampler.path", CEILING_PATH),
+        prop("stringProp", "HTTPSampler.method", "GET"), prop("boolProp", "HTTPSampler.follow_redirects", False),
+        prop("boolProp", "HTTPSampler.auto_redirects", False), prop("boolProp", "HTTPSampler.use_keepalive", True),
+        prop("boolProp", "HTTPSampler.DO_MULTIPART_POST", False))
+    return http, tree((status_is("404"), None))
 
 
 def endpoint_key(rows, joins):
@@ -297,28 +318,59 @@ ENGINE_CPU = " ".join([
     "mean, peak, Runtime.runtime.availableProcessors(), count, late));"])
 
 
-def group_clock(key: str, warmup_s: float, duration_s: float, start_ms: int | None = None) -> str:
-    """A pause of 0 ms that returns once every thread of the group runs (threads that wait sleep,
-    so the last ones get the CPU to start). The first thread through starts the group's clock: a
-    background thread that sets <key>phase to measured after the warm-up and to done after the
-    window. A thread that arrives after that goes straight on (and then stops).
+# How the clock learns that every thread has completed a request: each JMeterThread counts its
+# iterations (JMeterVariables.getIteration, 1 during the first), and a thread group keeps its
+# threads in the private map allThreads, which Groovy reads. Polling it costs the clock's own thread
+# a few microseconds per 50 ms and the request path nothing.
+EVERY_THREAD_DONE = ("def all = { def m = org.apache.jmeter.threads.ThreadGroup.getDeclaredField('allThreads'); "
+                     "m.setAccessible(true); def v = org.apache.jmeter.threads.JMeterThread.getDeclaredField('threadVars'); "
+                     "v.setAccessible(true); m.get(g).keySet().every { v.get(it).getIteration() >= 2 } }; ")
 
-    With `start_ms` (epoch ms), as on remote engines, the warm-up counts from that time rather than
-    from when the threads ran, so that every engine measures the same window; the clock then also
-    measures the engine's own CPU over the window and keeps it in <key>cpu."""
+
+def group_clock(key: str, warmup_s: float, duration_s: float, start_ms: int | None = None,
+                window_file=None, warmup_cap_s: float | None = None) -> str:
+    """A pause of 0 ms, in each thread's first iteration, that starts the group's clock once every
+    thread of the group runs: a background thread that sets <key>phase to measured after the
+    warm-up and to done after the window, and then writes the window's two instants (epoch ms) and
+    the warm-up it took (ms) to `window_file`; samples are counted by completion between the two
+    instants (benchlib/jtl.py).
+
+    The warm-up lasts at least `warmup_s` and, with `warmup_cap_s`, until every thread has
+    completed a request, but no longer than the cap: an app that leaves some connections unserved
+    for seconds under a new load (Express does at 500) would otherwise have those requests span
+    the window, and the window would describe only the threads it served.
+
+    Here the threads do not wait for each other: each starts sending as JMeter starts it (over the
+    group's ramp-up), and the last one to start starts the clock, so the warm-up counts from the
+    moment the case's full concurrency is reached. Threads released all at once would hit the app
+    with every connection's first request in the same instant, a burst the app may take seconds to
+    work off, and no steady state.
+
+    With `start_ms` (epoch ms), as on remote engines, each thread waits until every thread of its
+    engine runs (threads that wait sleep, so the last ones get the CPU to start), and the warm-up
+    counts from that time rather than from when the threads ran, so that every engine measures the
+    same window; the clock then also measures the engine's own CPU over the window and keeps it in
+    <key>cpu."""
     started, phase = f"{key}started", f"{key}phase"
     warm, length = round(warmup_s * 1000), round(duration_s * 1000)
     if start_ms is None:
-        clock = (f"sleep({warm}); props.put('{phase}', 'measured'); sleep({length}); "
-                 f"props.put('{phase}', 'done')")
+        cap = max(warm, round((warmup_cap_s or 0) * 1000))
+        clock = ("def t0 = System.currentTimeMillis(); " + EVERY_THREAD_DONE +
+                 f"while (true) {{ def el = System.currentTimeMillis() - t0; "
+                 f"if (el >= {cap} || (el >= {warm} && all())) break; sleep(el < {warm} ? Math.min(50L, {warm}L - el) : 50L) }}; "
+                 f"def w0 = System.currentTimeMillis(); props.put('{phase}', 'measured'); "
+                 f"sleep({length}); def w1 = System.currentTimeMillis(); props.put('{phase}', 'done'); "
+                 f"new File('{window_file}').text = w0 + ' ' + w1 + ' ' + (w0 - t0)")
+        wait = "if (g.getNumberOfThreads() >= g.getNumThreads()) "
     else:
         clock = (f"def KEY = '{key}'; def now = System.currentTimeMillis(); "
                  f"def late = Math.max(0L, now - {start_ms}L); def at = Math.max(now, {start_ms}L); "
                  f"def end = at + {warm + length}L; "
                  f"sleep(Math.max(0L, at + {warm}L - System.currentTimeMillis())); props.put('{phase}', 'measured'); "
                  f"{ENGINE_CPU} props.put('{phase}', 'done')")
-    script = ("def g = ctx.getThreadGroup(); "
-              f"while (props.get('{started}') == null && g.getNumberOfThreads() < g.getNumThreads()) {{ sleep(5) }}; "
+        wait = (f"while (props.get('{started}') == null && g.getNumberOfThreads() < g.getNumThreads()) "
+                "{ sleep(5) }; ")
+    script = ("def g = ctx.getThreadGroup(); " + wait +
               f"synchronized (props) {{ if (props.get('{started}') == null) {{ "
               f"props.put('{started}', String.valueOf(System.currentTimeMillis())); "
               f"Thread.start {{ {clock} }} }} }}; 0")
@@ -358,19 +410,21 @@ def debug_sample(name: str, script, jtl):
 
 def measurement_group(n: int, api: str, case: dict, port: int, threads: int, warmup_s: float,
                       duration_s: float, jtl, ids_dir, plan_key: str = "testbed.", start_ms: int | None = None,
-                      engine_jtl=None):
-    """Measurement n of a batch: `threads` clients that wait until all have started, then send
-    requests back to back through the warm-up and the measured window, and stop when it ends
-    (each after its request in flight). Samples started in the warm-up are labelled `warmup …`.
+                      engine_jtl=None, window_file=None, request=None, rampup_s: float = 0,
+                      warmup_cap_s: float | None = None):
+    """Measurement n of a batch: `threads` clients, started over `rampup_s`, that send requests
+    back to back through the warm-up (which counts from the last one's start) and the measured
+    window, and stop when it ends (each after its request in flight). Samples started in the warm-up are labelled `warmup …`.
     On a remote engine (`start_ms`), the window starts at that time and the engine reports its
-    CPU to `engine_jtl`."""
+    CPU to `engine_jtl`. `request`: an (HTTP sampler, its checks) pair to send instead of the
+    case's own."""
     key = f"{plan_key}{n}."
     phase = f"${{__P({key}phase,warmup)}}"
-    group = looping_group(f"measurement {n}", str(threads), "0",
-                          str(round(warmup_s + duration_s) + GROUP_BACKSTOP_S))
+    rampup = 0 if start_ms is not None else rampup_s
+    group = looping_group(f"measurement {n}", str(threads), f"{rampup:g}",
+                          str(round(rampup + max(warmup_s, warmup_cap_s or 0) + duration_s) + GROUP_BACKSTOP_S))
     wait = element("OnceOnlyController", "OnceOnlyControllerGui", "first iteration only")
-    endpoint = endpoint_key(case["rows"], case["joins"])
-    http, checks = sampler(api, endpoint, str(case["rows"]), str(port))
+    http, checks = request or sampler(api, endpoint_key(case["rows"], case["joins"]), str(case["rows"]), str(port))
     ended = [(stop_thread("stop this thread"), None)]
     if start_ms is not None:
         ended.insert(0, engine_report(key, engine_jtl))
@@ -381,7 +435,7 @@ def measurement_group(n: int, api: str, case: dict, port: int, threads: int, war
                                                  "GO": f"${{__V(GO_{phase})}}",
                                                  "STOP": f"${{__V(STOP_{phase})}}"}), None),
         (wait, tree((pause("wait until every thread has started, then start the clock",
-                           group_clock(key, warmup_s, duration_s, start_ms)), None))),
+                           group_clock(key, warmup_s, duration_s, start_ms, window_file, warmup_cap_s)), None))),
         # The file sits beside the request, so that it holds the requests' samples only.
         (if_true("while the clock runs", "${GO}"), tree((http, checks), (result_file(jtl), None))),
         (if_true("once the window has ended", "${STOP}"), tree(*ended)))

@@ -32,6 +32,7 @@ class Slot:
     """One measurement of a batch: the item, and the port of the app that serves it."""
     item: dict
     port: int
+    request: tuple | None = None  # what to send instead of the item's case (plans.ceiling_request)
 
     @property
     def framework(self) -> str:
@@ -50,9 +51,36 @@ class Batch:
     controllers: list[remote.Controller] = field(default_factory=list)  # one per remote engine
     starts: list[int] = field(default_factory=list)  # with engines: each measurement's start, epoch ms
     checked: float = 0.0  # when the engines were last seen answering (time.monotonic)
+    warmup_s: float = 0.0
+    duration_s: float = 0.0
 
     def jtl(self, index: int) -> Path:
         return self.folder / f"measurement-{index + 1:03d}.jtl"
+
+    def window_file(self, index: int) -> Path:
+        """Where the measurement's clock writes its window (benchlib/plans.group_clock)."""
+        return self.folder / f"measurement-{index + 1:03d}.window"
+
+    def window_ms(self, index: int) -> tuple[int, int] | None:
+        """The measured window of measurement `index`, epoch ms: as its clock wrote it or, with
+        engines, as the schedule set it for every engine (each engine's lateness is in its run.json
+        entry and flagged). None: the clock never ended the window."""
+        if self.starts:
+            return self.starts[index] + round(self.warmup_s * 1000), \
+                self.starts[index] + round((self.warmup_s + self.duration_s) * 1000)
+        try:
+            w0, w1, _ = self.window_file(index).read_text().split()
+            return int(w0), int(w1)
+        except (OSError, ValueError):
+            return None
+
+    def warmup_taken_s(self, index: int) -> float | None:
+        """How long the warm-up of measurement `index` ran (it waits for every thread to have
+        completed a request, up to the profile's cap); None with engines, whose warm-up is fixed."""
+        try:
+            return int(self.window_file(index).read_text().split()[2]) / 1000
+        except (OSError, ValueError, IndexError):
+            return None
 
     @property
     def log(self) -> Path:
@@ -104,9 +132,10 @@ class Batch:
             self.samplers.stop()
 
 
-def new_folder(run_dir: Path) -> Path:
-    """batches/<n>: numbered on, never reused, so a resumed run keeps the batches cut short."""
-    parent = run_dir / "batches"
+def new_folder(run_dir: Path, parent: Path | None = None) -> Path:
+    """batches/<n> (or <parent>/<n>): numbered on, never reused, so a resumed run keeps the
+    batches cut short."""
+    parent = parent or run_dir / "batches"
     parent.mkdir(exist_ok=True)
     n = 1 + max((int(p.name) for p in parent.iterdir() if p.name.isdigit()), default=0)
     folder = parent / f"{n:03d}"
@@ -117,7 +146,9 @@ def new_folder(run_dir: Path) -> Path:
 def measurements(batch: Batch, profile: Profile) -> list[dict]:
     return [{"api": s.item["api"], "case": s.item, "port": s.port,
              "threads": profile.threads(s.item["requests"]), "warmup_s": profile.warmup_s,
-             "duration_s": profile.duration_s, "jtl": batch.jtl(i), "ids_dir": IDS}
+             "duration_s": profile.duration_s, "jtl": batch.jtl(i), "ids_dir": IDS,
+             "window_file": batch.window_file(i), "request": s.request, "rampup_s": profile.rampup_s,
+             "warmup_cap_s": profile.warmup_cap_s}
             for i, s in enumerate(batch.slots)]
 
 
@@ -134,6 +165,7 @@ def start(batch: Batch, host: str, profile: Profile, launcher: str, targets: dic
     if engines:
         start_remote(batch, host, profile, launcher, targets, engines)
         return
+    batch.warmup_s, batch.duration_s = profile.warmup_s, profile.duration_s
     plan = write_plan(batch, host, profile)
     with pinning.launching_on(jmeter_cpus):
         batch.jmeter = subprocess.Popen(
@@ -151,6 +183,7 @@ def start_remote(batch: Batch, host: str, profile: Profile, launcher: str, targe
     """One controller per engine, each with its plan (its share of the threads, the shared start
     times), then the samplers on `targets` and on the controllers, which spend this machine's CPU
     on receiving the samples."""
+    batch.warmup_s, batch.duration_s = profile.warmup_s, profile.duration_s
     batch.starts = remote.schedule(len(batch.slots), profile.warmup_s, profile.duration_s)
     batch.controllers = remote.launch(batch.folder, f"batch {batch.folder.name}", host,
                                       measurements(batch, profile), batch.starts, engines, launcher)

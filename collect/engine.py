@@ -22,10 +22,10 @@ from benchlib.files import write_json
 from benchlib.jtl import JTL_FIELDS, summarize
 from benchlib.paths import DEFAULT_RESULTS
 from benchlib.processes import alive, stop_group
-from benchlib.results import (JTL, MANIFEST, RUN_JSON, STATE, SUMMARY, append_summary,
+from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SUMMARY, append_summary,
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
-from collect import item_stats, pinning, remote
+from collect import ceiling, item_stats, pinning, remote, validity
 from collect.batch import Batch, Slot
 from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, log_tail, new_record, outcome_line,
                           sampled_pid, trimmed_stats)
@@ -82,6 +82,7 @@ class RunEngine:
         self.apps: dict[str, RunningApp] = {}
         self.loaded: dict[str, dict | None] = {}   # framework -> what its running app reported
         self.pinned_db: int | None = None          # the database pid whose threads were moved
+        self.ceiling: dict[int, float] = ceiling.read(run_dir)  # threads -> what JMeter can drive
 
     # --- the run's files --------------------------------------------------------------------------
     def set_state(self, status: str, reason: str | None = None) -> None:
@@ -122,7 +123,7 @@ class RunEngine:
             results = record.get("results", {})
             append_summary(self.dir / SUMMARY, summary_row(
                 item, record["status"], record["flags"], {k: results.get(k) for k in JTL_FIELDS},
-                {k: v for k, v in results.items() if k not in JTL_FIELDS}))
+                {k: results.get(k) for k in SAMPLER_FIELDS}, record.get("checks")))
 
     def results_dir_hint(self) -> str:
         return "" if self.dir.parent.resolve() == DEFAULT_RESULTS.resolve() \
@@ -139,6 +140,9 @@ class RunEngine:
             for item in [i for i in todo if not self.serves(i)]:
                 progress.result(item_key(item), self.exclude(item))
             todo = [i for i in todo if self.serves(i)]
+            if todo:
+                self.ceiling = ceiling.measure(
+                    self, sorted({self.profile.threads(i["requests"]) for i in self.items}), progress)
             while todo:
                 self.run_batch(self.next_batch(todo), progress)
                 self.set_state("running")
@@ -178,7 +182,7 @@ class RunEngine:
 
     def estimate(self) -> float:
         p = self.profile
-        return p.rampup_s + p.warmup_s + p.duration_s + (6 if p.restart == "case" else 1)
+        return p.longest() + (6 if p.restart == "case" else 1)
 
     def next_batch(self, todo: list[dict]) -> list[dict]:
         """What one JMeter process measures: the rest of the current round, or, when every case
@@ -212,19 +216,37 @@ class RunEngine:
             self.start_app(name)
 
     def start_app(self, name: str) -> None:
-        framework = self.frameworks[name]
+        self.start_apps([name])
+
+    def start_apps(self, names: list[str]) -> None:
+        """Starts the apps side by side and waits until each is ready (a fresh process each)."""
+        started = {}
         logs = self.dir / "logs"
         logs.mkdir(exist_ok=True)
-        log = logs / f"{name}-{datetime.now(timezone.utc).strftime('%H%M%S%f')}.log"
-        with pinning.launching_on(self.cpus.get("app")):
-            proc = apps.start_app(framework, apps.port(framework), log)
-        try:
-            apps.wait_ready(framework, apps.port(framework), proc, log, READY_TIMEOUT_S)
-        except UserError as e:
-            stop_group(proc)
-            raise AppFailed(f"{name} did not become ready: {e}", log_tail(log)) from None
-        self.apps[name] = RunningApp(name, proc, log, sampled_pid(framework, proc))
-        self.record_loaded(name, loaded_report(log))
+        for name in names:
+            framework = self.frameworks[name]
+            log = logs / f"{name}-{datetime.now(timezone.utc).strftime('%H%M%S%f')}.log"
+            with pinning.launching_on(self.cpus.get("app")):
+                started[name] = (apps.start_app(framework, apps.port(framework), log), log)
+        for name, (proc, log) in started.items():
+            framework = self.frameworks[name]
+            try:
+                apps.wait_ready(framework, apps.port(framework), proc, log, READY_TIMEOUT_S)
+            except UserError as e:
+                for other, _ in started.values():
+                    stop_group(other)
+                raise AppFailed(f"{name} did not become ready: {e}", log_tail(log)) from None
+        for name, (proc, log) in started.items():
+            self.apps[name] = RunningApp(name, proc, log, sampled_pid(self.frameworks[name], proc))
+            self.record_loaded(name, loaded_report(log))
+
+    def restart_apps(self, names: list[str]) -> None:
+        """Fresh processes for `names`, so that what they hold in memory is the next case's own."""
+        for name in names:
+            app = self.apps.pop(name, None)
+            if app:
+                stop_group(app.proc)
+        self.start_apps(names)
 
     def record_loaded(self, name: str, loaded: dict | None) -> None:
         """The versions the running app reports go into each of its items and, when first seen
@@ -305,14 +327,14 @@ class RunEngine:
         """Follows JMeter through the batch: opens each item as its thread group starts, and stops
         JMeter when it exits, an app or the database dies, or a measurement overruns."""
         p = self.profile
-        deadline = time.monotonic() + p.warmup_s + p.duration_s + JMETER_SLACK_S
+        deadline = time.monotonic() + p.longest() + JMETER_SLACK_S
         names = list(dict.fromkeys(s.framework for s in batch.slots))
         while True:
             while len(marks) < batch.groups_started():
                 if marks:
                     progress.advance()
                 self.open_item(batch, len(marks), db_pid, marks)
-                deadline = time.monotonic() + p.warmup_s + p.duration_s + JMETER_SLACK_S
+                deadline = time.monotonic() + p.longest() + JMETER_SLACK_S
                 slot = batch.slots[len(marks) - 1]
                 progress.start(f"{item_key(slot.item)} ({slot.item['requests']} req, {slot.item['rows']} "
                                f"rows, {'join' if slot.item['joins'] else 'no join'})")
@@ -349,7 +371,7 @@ class RunEngine:
         """The item JMeter has just begun: its folder, and a run.json that says `running` and who
         is measured. Also marks where each app's log stands, so the item keeps its own slice."""
         slot = batch.slots[index]
-        marks.append({name: app.log.stat().st_size if app.log.exists() else 0
+        marks.append({name: (app.log, app.log.stat().st_size if app.log.exists() else 0)
                       for name, app in self.apps.items()})
         folder = self.item_dir(slot.item)
         folder.mkdir(parents=True)
@@ -376,7 +398,8 @@ class RunEngine:
         item, folder = slot.item, self.item_dir(slot.item)
         record = self.read_record(item)
         engines = self.take_files(batch, index, marks, record)
-        summary = summarize(folder / JTL)
+        window_ms = batch.window_ms(index)
+        summary = summarize(folder / JTL, window_ms)
         if not summary.get("samples"):
             self.check_database(item_key(item))
             return self.record_failure(item, record, "no sample finished inside the measured window",
@@ -385,16 +408,22 @@ class RunEngine:
             self.check_database(item_key(item))
         roles = {f"app:{slot.framework}": "app", "db": "db", "jmeter": "jmeter",
                  **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
-        window, stats = trimmed_stats(folder, batch.raw, batch.t0, roles)
+        window, stats = trimmed_stats(folder, batch.raw, batch.t0, roles, window_ms)
+        window["warmup_taken_s"] = batch.warmup_taken_s(index)
         cores = batch.cores
         if engines is not None:  # the load generator is the busiest engine, on its own cores
             cores, stats = remote.busiest(engines, stats)
-        flags = item_stats.flags(summary, stats, cores, record["load"]["threads"], engines)
+        threads = record["load"]["threads"]
+        flags = item_stats.flags(summary, stats, cores, threads, engines)
+        checks = validity.checks(summary, stats, threads, self.manifest["machine"]["cores"],
+                                 ceiling_rps=self.ceiling.get(threads), loadgen_local=engines is None,
+                                 flags=flags)
+        summary.pop("bin_rps")
         record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=cores,
-                      window=window, results={**summary, **stats})
+                      window=window, results={**summary, **stats}, checks=checks)
         write_json(folder / RUN_JSON, record)
-        append_summary(self.dir / SUMMARY, summary_row(item, "ok", flags, summary, stats))
-        return outcome_line(summary, stats, flags)
+        append_summary(self.dir / SUMMARY, summary_row(item, "ok", flags, summary, stats, checks))
+        return outcome_line(summary, stats, flags, checks)
 
     def take_files(self, batch: Batch, index: int, marks: list, record: dict) -> list[dict] | None:
         """The item's JTL, out of the batch's folder (with engines, theirs merged into one, and
@@ -407,10 +436,10 @@ class RunEngine:
             record.update(loadgen="engines", engines=engines)
         elif batch.jtl(index).exists():
             batch.jtl(index).rename(folder / JTL)
-        app = self.apps.get(slot.framework)
-        if app:
-            end = marks[index + 1].get(slot.framework) if index + 1 < len(marks) else None
-            copy_log(app.log, marks[index][slot.framework], folder / "app.log", end)
+        if slot.framework in marks[index]:
+            log, start = marks[index][slot.framework]
+            after = marks[index + 1].get(slot.framework) if index + 1 < len(marks) else None
+            copy_log(log, start, folder / "app.log", after[1] if after and after[0] == log else None)
         return engines
 
     def exclude(self, item: dict) -> str:

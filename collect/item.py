@@ -58,12 +58,14 @@ def start_load(cmd: list[str], profile: Profile) -> subprocess.Popen:
                             env={**os.environ, **profile.jmeter_env})
 
 
-def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None) -> tuple[dict, dict]:
-    """The sampler files in `raw` (t_s from t0) cut into `folder` to the measured window of its
-    JTL, t_s from the window's start, keeping `roles` only if given (item_stats.trim);
-    (window, stats)."""
-    start, end = jtl_file.window_bounds(folder / JTL) or (t0, t0)
-    window = {"t0_epoch": t0, "start_s": start - t0, "end_s": end - t0}
+def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None,
+                  window_ms: tuple[int, int] | None = None) -> tuple[dict, dict]:
+    """The sampler files in `raw` (t_s from t0) cut into `folder` to the measured window
+    (`window_ms`, epoch ms, or else as its JTL's labels show it), t_s from the window's start,
+    keeping `roles` only if given (item_stats.trim); (window, stats)."""
+    start, end = jtl_file.window_bounds(folder / JTL, window_ms) or (t0, t0)
+    window = {"t0_epoch": t0, "start_s": start - t0, "end_s": end - t0,
+              "measured_ms": list(window_ms) if window_ms else None}
     for sampled in sorted(raw.iterdir()):  # proc.csv, and top.csv where top ran
         item_stats.trim(sampled, folder / sampled.name, window["start_s"], window["end_s"], roles)
     return window, item_stats.sampler_stats(folder / PROC)
@@ -85,10 +87,14 @@ def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
         return ""
 
 
-def outcome_line(summary: dict, stats: dict, flags: list[str]) -> str:
-    return (f"{summary.get('samples')} samples, {summary.get('errors')} errors, "
+def outcome_line(summary: dict, stats: dict, flags: list[str], checks: dict | None = None) -> str:
+    line = (f"{summary.get('samples')} samples, {summary.get('errors')} errors, "
             f"{_fmt(summary.get('throughput_rps'))} req/s, mean {_fmt(summary.get('mean_ms'))} ms, "
             f"app CPU {_fmt(stats.get('cpu_mean_pct'))} %" + (f"  FLAGGED: {', '.join(flags)}" if flags else ""))
+    if checks and checks["validity"] != "valid":
+        line += f"  {checks['validity'].upper()}: {checks['validity_reasons'].split(':')[0]}" \
+                + ("…" if ";" in checks["validity_reasons"] else "")
+    return line
 
 
 def _fmt(value) -> str:

@@ -8,11 +8,14 @@ class Profile:
     description: str
     iterations: int
     rampup_s: float       # JMeter ramp-up of the thread group
-    warmup_s: float       # load before the measured window, excluded from statistics
+    warmup_s: float       # load before the measured window, at least this long
     duration_s: float     # the measured window
     thread_cap: int | None  # None: the case's own request count (the study's load)
     restart: str          # "case": a fresh app per case (the study); "run": apps serve the whole run
     jmeter_env: dict = field(default_factory=dict)  # HEAP / JVM_ARGS for JMeter's launcher
+    # The warm-up goes on past warmup_s until every thread has completed a request, up to this cap
+    # (None: exactly warmup_s). benchlib/plans.group_clock.
+    warmup_cap_s: float | None = None
 
     @property
     def paired(self) -> bool:
@@ -32,6 +35,10 @@ class Profile:
                 "order": "each iteration shuffles its framework x API x case items (seeded)",
                 "apps": "a fresh app for every case, as the study did",
                 "jmeter": "one JMeter process per measurement"}
+
+    def longest(self) -> float:
+        """The longest a measurement's ramp-up, warm-up and window can take."""
+        return self.rampup_s + max(self.warmup_s, self.warmup_cap_s or 0) + self.duration_s
 
     def threads(self, requests: int) -> int:
         return min(requests, self.thread_cap) if self.thread_cap else requests
@@ -62,7 +69,8 @@ PROFILES = {
     # 216 measurements of 2 + 4 s fit in 30 minutes on 2 cores (collect/README.md).
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
-        iterations=3, rampup_s=0, warmup_s=2, duration_s=4, thread_cap=None, restart="run"),
+        iterations=3, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
+        warmup_cap_s=4),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
         iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case"),

@@ -1,13 +1,13 @@
 """What a JMeter CSV JTL says about its measured window: which samples it counts, the summary
 statistics, the window's edges and the commonest failures.
 
-A sample belongs to the window when it **completed** inside it: a request started in the warm-up
-that ends in the window counts (it is part of what the server did then, and dropping it would drop
-exactly the slowest requests), and one still in flight when the window closes does not, but is
-counted apart (`in_flight_end`). The window is the one the plan's clock set (`window_ms`, epoch
-ms); for a JTL without it (older runs, the standalone plans) it is read from the plans' labels: the
-plans label every sample started in the warm-up `warmup …`, so the window runs from the first
-unlabelled sample's start to the last one's start.
+A sample belongs to the window the plan's clock set (`window_ms`, epoch ms) when it **completed**
+inside it: a request started in the warm-up that ends in the window counts (it is part of what the
+server did then, and dropping it would drop exactly the slowest requests), and one still in flight
+when the window closes does not, but is counted apart (`in_flight_end`). A JTL without that window
+(runs before schema 3, the standalone plans of `./testbed load` and the Docker runner) is read as
+JMeter's own dashboard reads it: the plans label every sample started in the warm-up `warmup …`,
+the others count, and the window runs from the first one's start to the last one's end.
 """
 from pathlib import Path
 
@@ -21,19 +21,26 @@ EDGE_FIELDS = ("window_s", "completed_threads", "in_flight_start", "in_flight_en
 BINS = 10
 
 
-def measured(jtl, window_ms: tuple[int, int] | None = None):
-    """The rows of a JTL DataFrame that count: completed inside `window_ms`, or, without it, not
-    labelled as warm-up."""
+def counted(jtl, window_ms: tuple[int, int] | None = None):
+    """Which rows of a JTL DataFrame count (a boolean Series): completed inside `window_ms`, or,
+    without it, not labelled as warm-up."""
     if window_ms is None:
-        return jtl[~jtl["label"].astype(str).str.startswith(WARMUP_PREFIX)]
+        return ~jtl["label"].astype(str).str.startswith(WARMUP_PREFIX)
     end = jtl["timeStamp"] + jtl["elapsed"]
-    return jtl[(end >= window_ms[0]) & (end <= window_ms[1])]
+    return (end >= window_ms[0]) & (end <= window_ms[1])
+
+
+def measured(jtl, window_ms: tuple[int, int] | None = None):
+    """The rows of a JTL DataFrame that count (see `counted`)."""
+    return jtl[counted(jtl, window_ms)]
 
 
 def labelled_window(jtl) -> tuple[int, int] | None:
-    """The window as the labels show it: first to last start of an unlabelled sample."""
-    starts = measured(jtl)["timeStamp"]
-    return None if starts.empty or starts.max() <= starts.min() else (int(starts.min()), int(starts.max()))
+    """The window as the labels show it: the first unlabelled sample's start to the last one's end."""
+    window = measured(jtl)
+    if window.empty:
+        return None
+    return int(window["timeStamp"].min()), int((window["timeStamp"] + window["elapsed"]).max())
 
 
 def _read(path):
@@ -65,13 +72,13 @@ def summarize(path, window_ms: tuple[int, int] | None = None) -> dict:
     jtl = _read(path)
     if jtl is None or jtl.empty:
         return _empty()
+    inside = counted(jtl, window_ms)
     window_ms = window_ms or labelled_window(jtl)
-    if window_ms is None:
+    if window_ms is None or window_ms[1] <= window_ms[0]:
         return _empty()
     w0, w1 = window_ms
     length = w1 - w0
     start, end = jtl["timeStamp"], jtl["timeStamp"] + jtl["elapsed"]
-    inside = (end >= w0) & (end <= w1)
     window = jtl[inside]
     n = len(window)
     edges = {"window_s": round(length / 1000, 3),

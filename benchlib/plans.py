@@ -95,16 +95,23 @@ def csv_data_set(name, filename, variable, share_mode="shareMode.all"):
         prop("stringProp", "variableNames", variable))
 
 
+def request(api, key, rows) -> tuple[str, str, str | None]:
+    """(method, path, body or None) of the endpoint `key` for `rows`, with the ids still as
+    JMeter's ${comment_id} / ${user_id}: the one description JMeter's plans and wrk's script
+    (collect/wrk.py) both send."""
+    ep = ENDPOINTS[key]
+    if api == "rest":
+        return "GET", ep["path"].replace("{rows}", rows), None
+    return "POST", "/graphql", ('{"query":"' + ep["query"] + '","variables":' + ep["variables"].replace("{rows}", rows)
+                                + ',"operationName":"' + ep["operation"] + '"}')
+
+
 def sampler(api, key, rows, port=None):
     ep = ENDPOINTS[key]
     label = ep["label"].replace("{rows}", rows)
-    if api == "rest":
-        path, method, body = ep["path"].replace("{rows}", rows), "GET", None
-    else:
-        path, method = "/graphql", "POST"
+    method, path, body = request(api, key, rows)
+    if api == "graphql":
         label = f"POST /graphql {ep['operation']}" + (f" {rows}" if key.endswith("s") else "")
-        body = ('{"query":"' + ep["query"] + '","variables":' + ep["variables"].replace("{rows}", rows)
-                + ',"operationName":"' + ep["operation"] + '"}')
     if body is None:
         args = arguments("HTTPsampler.Arguments", {})
     else:

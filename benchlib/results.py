@@ -31,11 +31,13 @@ ITEM_FIELDS = ("framework", "api", "case", "requests", "rows", "joins", "iterati
 JTL = "results.jtl"
 PROC = "proc.csv"
 TOP = "top.csv"
-# Version 3, at the run's root: the load generator's ceiling (collect/ceiling.py) and the second
-# tool's measurements of some cells (collect/crosscheck.py).
+# Version 3, at the run's root: the load generator's ceiling (collect/ceiling.py), the second
+# tool's measurements of some cells (collect/crosscheck.py) and memory per case (collect/memory.py).
 CEILING = "ceiling.csv"
 CEILING_COLUMNS = ["threads", "iteration", "target", "window_s", "samples", "throughput_rps", "mean_ms",
                    "loadgen_cpu_mean_pct", "app_cpu_mean_pct", "machine_cpu_pct"]
+MEMORY = "memory.csv"  # collect/memory.py: each case's memory, from fresh processes
+MEMORY_COLUMNS = [*ITEM_FIELDS, "tool", "connections", "load_s", "requests_done", "hwm_mb", "rss_end_mb"]
 CROSSCHECK = "crosscheck.csv"
 CROSSCHECK_COLUMNS = ["tool", *ITEM_FIELDS, "connections", "window_s", "samples", "throughput_rps",
                       "mean_ms", "p99_ms", "errors"]

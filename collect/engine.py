@@ -25,7 +25,7 @@ from benchlib.processes import alive, stop_group
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SUMMARY, append_summary,
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
-from collect import ceiling, item_stats, pinning, remote, validity
+from collect import ceiling, extra_passes, item_stats, pinning, remote, validity
 from collect.batch import Batch, Slot
 from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, log_tail, new_record, outcome_line,
                           sampled_pid, trimmed_stats)
@@ -147,6 +147,11 @@ class RunEngine:
                 self.run_batch(self.next_batch(todo), progress)
                 self.set_state("running")
                 todo = [item for item in todo if not self.finished(item)]
+            try:
+                extra_passes.crosscheck(self, progress)
+                extra_passes.memory(self, progress)
+            except AppFailed as e:
+                progress.note(f"run: {e}; the rest of the wrk passes is left for --resume")
         except KeyboardInterrupt:
             self.abandon()
             self.set_state("interrupted", "Ctrl-C")

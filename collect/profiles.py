@@ -16,6 +16,11 @@ class Profile:
     # The warm-up goes on past warmup_s until every thread has completed a request, up to this cap
     # (None: exactly warmup_s). benchlib/plans.group_clock.
     warmup_cap_s: float | None = None
+    # After the rounds (collect/extra_passes.py), with wrk: the cross-check of cases 1, 13 and 18,
+    # this long per measurement, and each case's memory on a fresh process under this much load
+    # (0: not measured).
+    crosscheck_s: float = 0
+    memory_s: float = 0
 
     @property
     def paired(self) -> bool:
@@ -60,6 +65,7 @@ PROFILES = {
     "smoke": Profile(
         "smoke", "every framework x API x case once, tiny loads: proves the pipeline end to end (CI)",
         iterations=1, rampup_s=0, warmup_s=0, duration_s=1, thread_cap=10, restart="run",
+        crosscheck_s=1, memory_s=1,
         # JMeter's JVM start-up is most of a smoke item: C1 only, a small heap and no bytecode
         # verification of JMeter's own jars take a third off it on the 2-core machine.
         jmeter_env={"HEAP": "-Xms256m -Xmx256m",
@@ -70,9 +76,10 @@ PROFILES = {
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
         iterations=3, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
-        warmup_cap_s=4),
+        warmup_cap_s=4, crosscheck_s=3, memory_s=3),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
-        iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case"),
+        iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",
+        crosscheck_s=10),
 }
 DEFAULT = "quick"

@@ -1,0 +1,110 @@
+"""What a run measures with wrk after its JMeter rounds, each pass resumable row by row:
+
+- **the cross-check** (crosscheck.csv): cases 1, 13 and 18 of each API in the run, every arm, in as
+  many interleaved rounds as the run has, at the case's concurrency, on the apps that served the
+  run. Beside JMeter's ratio it shows what a load generator of a fraction of JMeter's CPU per
+  request measures on the same cells; where they differ, JMeter set the ratio.
+- **memory per case** (memory.csv): every (arm, API, case) on a fresh process, restarted just
+  before it, under the case's concurrency for the profile's `memory_s`; its peak resident memory is the
+  process's own high-water mark (VmHWM). The apps serve the whole run for the JMeter rounds (a
+  restart before each case would have .NET measured during its tiered JIT's warm-up), so their
+  in-window RSS carries every case before; this pass gives each case's memory on its own.
+"""
+import csv
+import random
+from pathlib import Path
+
+from benchlib import apps
+from benchlib.processes import children
+from benchlib.results import (CROSSCHECK, CROSSCHECK_COLUMNS, ITEM_FIELDS, MEMORY, MEMORY_COLUMNS,
+                              item_key, parse_item_key)
+from collect import wrk
+from collect.order import order
+
+CROSSCHECK_CASES = (1, 13, 18)
+# The cross-check's connections open and the apps settle before its measured seconds.
+CROSSCHECK_WARMUP_S = 1
+
+
+def done(path: Path) -> set[str]:
+    """The items a pass's file already holds (by item key)."""
+    try:
+        with open(path, newline="") as f:
+            return {item_key({**r, "case": int(r["case"]), "iteration": int(r["iteration"])})
+                    for r in csv.DictReader(f)}
+    except FileNotFoundError:
+        return set()
+
+
+def append(path: Path, columns: list[str], row: dict) -> None:
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, columns, lineterminator="\n")
+        if new:
+            writer.writeheader()
+        writer.writerow({k: "" if row.get(k) is None else row[k] for k in columns})
+
+
+def todo(engine, path: Path, case_numbers, iterations: int) -> list[dict]:
+    """The pass's items in interleaved order (drawn from the run's seed), less those already
+    measured."""
+    apis = list(dict.fromkeys(i["api"] for i in engine.items))
+    known = {i["case"]: {k: i[k] for k in ("case", "requests", "rows", "joins")} for i in engine.items}
+    keys = order(list(engine.frameworks), apis, sorted(set(known) & set(case_numbers)), iterations, "run",
+                 random.Random(engine.manifest.get("seed")).randrange(2 ** 31))
+    have = done(path)
+    return [item for item in (parse_item_key(k, known) for k in keys if k not in have) if engine.serves(item)]
+
+
+def crosscheck(engine, progress) -> None:
+    path, seconds = engine.dir / CROSSCHECK, engine.profile.crosscheck_s
+    items = todo(engine, path, CROSSCHECK_CASES, engine.profile.iterations) if seconds else []
+    if items:
+        progress.note(f"cross-check: {len(items)} measurements with wrk (cases "
+                      f"{', '.join(map(str, CROSSCHECK_CASES))}, {seconds:g} s each) …")
+    for item in items:
+        engine.ensure_app(item["framework"])
+        url = apps.url(engine.frameworks[item["framework"]])
+        connections = engine.profile.threads(item["requests"])
+        wrk.run(url, item, connections, CROSSCHECK_WARMUP_S)
+        figures = wrk.run(url, item, connections, seconds)
+        append(path, CROSSCHECK_COLUMNS, {"tool": "wrk", **{k: item[k] for k in ITEM_FIELDS},
+                                          "connections": connections, **figures})
+        progress.note(f"  wrk {item_key(item)}: {figures['throughput_rps']:.0f} req/s, "
+                      f"mean {figures['mean_ms']:.1f} ms, {figures['errors']} errors")
+
+
+def memory(engine, progress) -> None:
+    path, seconds = engine.dir / MEMORY, engine.profile.memory_s
+    items = todo(engine, path, sorted({i["case"] for i in engine.items}), 1) if seconds else []
+    if items:
+        progress.note(f"memory: {len(items)} cases on fresh processes, {seconds:g} s of wrk load each …")
+    for item in items:
+        engine.restart_apps([item["framework"]])
+        app = engine.apps[item["framework"]]
+        connections = engine.profile.threads(item["requests"])
+        figures = wrk.run(apps.url(engine.frameworks[item["framework"]]), item, connections, seconds)
+        hwm, rss = resident_kb(app.pid)
+        append(path, MEMORY_COLUMNS, {**{k: item[k] for k in ITEM_FIELDS}, "tool": "wrk",
+                                      "connections": connections, "load_s": figures["window_s"],
+                                      "requests_done": figures["samples"], "hwm_mb": round(hwm / 1024, 3),
+                                      "rss_end_mb": round(rss / 1024, 3)})
+        progress.note(f"  memory {item_key(item)}: peak {hwm / 1024:.0f} MB")
+
+
+def resident_kb(pid: int) -> tuple[int, int]:
+    """(VmHWM, VmRSS) in KiB of `pid` and its descendants (a cluster's workers), from /proc."""
+    hwm = rss = 0
+    for p in family(pid):
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        hwm += int(fields.get("VmHWM", "0 kB").split()[0])
+        rss += int(fields.get("VmRSS", "0 kB").split()[0])
+    return hwm, rss
+
+
+def family(pid: int) -> list[int]:
+    return [pid, *(p for child in children(pid) for p in family(child))]

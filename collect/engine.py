@@ -25,10 +25,10 @@ from benchlib.processes import alive, stop_group
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SUMMARY, append_summary,
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
-from collect import ceiling, extra_passes, item_stats, pinning, remote, validity
+from collect import ceiling, extra_passes, pinning, remote
 from collect.batch import Batch, Slot
-from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, log_tail, new_record, outcome_line,
-                          sampled_pid, trimmed_stats)
+from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, judge, log_tail, new_record,
+                          outcome_line, sampled_pid, trimmed_stats)
 from collect.profiles import Profile
 from collect.progress import Progress, final_report
 from collect.run_manifest import loaded_report, now_iso
@@ -419,11 +419,8 @@ class RunEngine:
         if engines is not None:  # the load generator is the busiest engine, on its own cores
             cores, stats = remote.busiest(engines, stats)
         threads = record["load"]["threads"]
-        flags = item_stats.flags(summary, stats, cores, threads, engines)
-        checks = validity.checks(summary, stats, threads, self.manifest["machine"]["cores"],
-                                 ceiling_rps=self.ceiling.get(threads), loadgen_local=engines is None,
-                                 flags=flags)
-        summary.pop("bin_rps")
+        flags, checks = judge(summary, stats, threads, cores, self.manifest["machine"]["cores"],
+                              self.ceiling.get(threads), engines)
         record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=cores,
                       window=window, results={**summary, **stats}, checks=checks)
         write_json(folder / RUN_JSON, record)

@@ -29,8 +29,8 @@ from benchlib.paths import IDS, results_root
 from benchlib.processes import stop_group, wait_for_named
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SCHEMA_VERSION, STATE, SUMMARY, append_summary,
                               item_key, new_run_id, parse_item_key, summary_row)
-from collect import item_stats, pinning, run_manifest
-from collect.item import load_command, log_tail, new_record, outcome_line, start_load, trimmed_stats
+from collect import pinning, run_manifest
+from collect.item import judge, load_command, log_tail, new_record, outcome_line, start_load, trimmed_stats
 from collect.profiles import DEFAULT, PROFILES, Profile
 from collect.samplers import Samplers
 
@@ -123,12 +123,14 @@ def measure_one(run_dir: Path, target: Target, item: dict, profile: Profile, ids
         return record_outcome(run_dir, item, record, "failed", reason, summary)
     window, stats = trimmed_stats(folder, folder / "raw", t0)
     shutil.rmtree(folder / "raw")
-    flags = item_stats.flags(summary, stats, pinning.cores_of(os.getpid()), record["load"]["threads"])
+    # The apps run in other containers: no machine figures, and no ceiling measured here.
+    flags, checks = judge(summary, stats, record["load"]["threads"], pinning.cores_of(os.getpid()),
+                          os.cpu_count() or 1, None)
     record.update(status="ok", flags=flags, ended_at=run_manifest.now_iso(), window=window,
-                  results={**summary, **stats})
+                  results={**summary, **stats}, checks=checks)
     write_json(folder / RUN_JSON, record)
-    append_summary(run_dir / SUMMARY, summary_row(item, "ok", flags, summary, stats))
-    return outcome_line(summary, stats, flags)
+    append_summary(run_dir / SUMMARY, summary_row(item, "ok", flags, summary, stats, checks))
+    return outcome_line(summary, stats, flags, checks)
 
 
 def record_outcome(run_dir: Path, item: dict, record: dict, status: str, reason: str,

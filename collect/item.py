@@ -9,7 +9,7 @@ from benchlib import jtl as jtl_file
 from benchlib.jmeter import plan_command
 from benchlib.processes import wait_for_named
 from benchlib.results import JTL, PROC, SCHEMA_VERSION
-from collect import item_stats
+from collect import item_stats, validity
 from collect.profiles import Profile
 from collect.run_manifest import now_iso
 
@@ -69,6 +69,16 @@ def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None,
     for sampled in sorted(raw.iterdir()):  # proc.csv, and top.csv where top ran
         item_stats.trim(sampled, folder / sampled.name, window["start_s"], window["end_s"], roles)
     return window, item_stats.sampler_stats(folder / PROC)
+
+
+def judge(summary: dict, stats: dict, threads: int, loadgen_cores: int, machine_cores: int,
+          ceiling_rps: float | None, engines: list[dict] | None = None) -> tuple[list[str], dict]:
+    """An item's trust flags and validity checks (collect/validity.py), the same for every way a
+    run is launched; `engines`: what each remote engine reported, when the load came from them."""
+    flags = item_stats.flags(summary, stats, loadgen_cores, threads, engines)
+    checks = validity.checks(summary, stats, threads, machine_cores, ceiling_rps=ceiling_rps,
+                             loadgen_local=engines is None, flags=flags)
+    return flags, checks
 
 
 def copy_log(log: Path, start: int, target: Path, end: int | None = None) -> None:

@@ -1,5 +1,6 @@
 """`./testbed load`: one JMeter run of one case against an implementation that is already running,
 kept under results/load/<UTC time>-<framework>-<api>-case-NN/ with a load.json beside the JTL."""
+import os
 import subprocess
 import time
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from benchlib.paths import IDS, results_root, shown
 from benchlib.results import JTL
 from collect import remote
 from collect.batch import Batch
-from collect.item import JMETER_SLACK_S
+from collect.item import JMETER_SLACK_S, judge
 
 
 @dataclass
@@ -130,8 +131,13 @@ def load(r: LoadRequest) -> int:
         if code != 0 or not jtl_path.is_file():
             fail(f"JMeter exited with {code}; see {shown(folder)}/jmeter.log")
     stats = jtl.summarize(jtl_path)
-    write_json(folder / "load.json", {**record, "ended_at": now(), "summary": stats})
+    # No samplers here: the checks that need the machine's CPU or the ceiling are left empty.
+    flags, checks = judge(stats, {}, threads, 1, os.cpu_count() or 1, None, record["load"].get("engines"))
+    write_json(folder / "load.json", {**record, "ended_at": now(), "summary": stats, "flags": flags,
+                                      "checks": checks})
     say(summary_line(stats, folder))
+    if checks["validity"] != "valid":
+        say(f"  {checks['validity']}: {checks['validity_reasons']}")
     if stats["errors"]:
         say("  most common errors: " + "; ".join(jtl.failures(jtl_path)))
     if r.dashboard:

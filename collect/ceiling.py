@@ -47,9 +47,11 @@ def measure(engine, thread_counts: list[int], progress) -> dict[int, float]:
     arm = target(list(engine.frameworks))
     engine.ensure_app(arm)
     port = apps.port(engine.frameworks[arm])
+    # The first measurement only warms JMeter's JIT and the app up (each round's JMeter is warm
+    # by the time it measures most items); it is not recorded.
     batch = Batch(batches.new_folder(engine.dir, engine.dir / "ceiling"),
                   [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm},
-                        port, plans.ceiling_request(str(port))) for t in missing], time.time())
+                        port, plans.ceiling_request(str(port))) for t in [max(missing), *missing]], time.time())
     db_pid = engine.database_pid()
     targets = {"app:" + arm: engine.apps[arm].pid, **({"db": db_pid} if db_pid else {})}
     progress.note(f"ceiling: what JMeter drives at {', '.join(map(str, missing))} threads against "
@@ -57,10 +59,11 @@ def measure(engine, thread_counts: list[int], progress) -> dict[int, float]:
     p = engine.profile
     try:
         batches.start(batch, apps.host(), p, engine.jmeter, targets, engine.cpus.get("jmeter"))
-        batch.jmeter.wait(timeout=len(missing) * (p.warmup_s + p.duration_s + 30) + 120)
+        batch.jmeter.wait(timeout=len(batch.slots) * (p.longest() + 30) + 120)
     finally:
         batch.stop()
-    rows = [row(batch, i, threads, arm, engine.manifest["machine"]["cores"]) for i, threads in enumerate(missing)]
+    rows = [row(batch, i, threads, arm, engine.manifest["machine"]["cores"])
+            for i, threads in enumerate(missing, start=1)]
     new = not (engine.dir / CEILING).exists()
     with open(engine.dir / CEILING, "a", newline="") as f:
         writer = csv.DictWriter(f, CEILING_COLUMNS, lineterminator="\n")

@@ -12,7 +12,7 @@ from benchlib import apps, database
 from benchlib.jmeter import jmeter_version
 from benchlib.paths import ROOT, shown
 from benchlib.results import SCHEMA_VERSION, new_run_id
-from collect import remote
+from collect import remote, validity
 from collect.order import order
 
 
@@ -166,5 +166,6 @@ def build(options, chosen: dict[str, dict], jmeter: str, db, pinning: dict) -> d
         "ports": {name: apps.port(framework) for name, framework in chosen.items()},
         "database": database_info(db),
         "samplers": SAMPLERS,
+        "validity": validity.protocol(options.profile, bool(options.engines)),
         **({"engines": options.engines.facts} if options.engines else {}),
     }

@@ -5,10 +5,15 @@ import csv
 import json
 
 from benchlib.apps import frameworks, served_apis
-from benchlib.results import SUMMARY_COLUMNS
+from benchlib.results import CEILING, CROSSCHECK, MEMORY, SUMMARY_COLUMNS, VALIDITY_STATES
 from collect.conftest import run_testbed
 
 LAYOUT = ("run.json", "results.jtl", "proc.csv", "top.csv", "app.log")
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def test_smoke_profile_runs_the_whole_matrix(tmp_path, run_env):
@@ -35,6 +40,9 @@ def test_smoke_profile_runs_the_whole_matrix(tmp_path, run_env):
             continue
         assert int(row["samples"]) > 0 and "errors" not in row["flags"], (where, row)
         assert float(row["cpu_mean_pct"]) >= 0 and float(row["rss_peak_mb"]) > 0
+        # Every item is judged, and says why when it is not valid.
+        assert row["validity"] in VALIDITY_STATES and (row["validity"] == "valid") != bool(row["validity_reasons"])
+        assert int(row["threads"]) == 10 and float(row["app_cpu_ms_per_req"]) > 0 and float(row["ceiling_rps"]) > 0
         for name in LAYOUT:
             assert (run / where / name).exists(), (where, name)
         roles = {line.split(",")[1] for line in (run / where / "proc.csv").read_text().splitlines()[1:]}
@@ -42,6 +50,16 @@ def test_smoke_profile_runs_the_whole_matrix(tmp_path, run_env):
         # What ran is read from the process itself, item by item, and lands in the manifest.
         loaded = json.loads((run / where / "run.json").read_text())["loaded"]
         assert loaded == manifest["frameworks"][row["framework"]]["loaded"], (where, loaded)
+    ok = {(r["framework"], r["api"], r["case"]) for r in rows if r["status"] == "ok"}
+    # The load generator's ceiling, the wrk cross-check and each case's memory from fresh processes.
+    [ceiling] = read_csv(run / CEILING)
+    assert ceiling["threads"] == "10" and float(ceiling["throughput_rps"]) > 0
+    crosschecked = {(r["framework"], r["api"], r["case"]) for r in read_csv(run / CROSSCHECK)}
+    assert crosschecked == {k for k in ok if k[2] in ("1", "13", "18")}
+    memory = read_csv(run / MEMORY)
+    assert {(r["framework"], r["api"], r["case"]) for r in memory} == ok
+    assert all(float(r["hwm_mb"]) > 0 for r in memory)
+    assert manifest["validity"]["numbers"]["ceiling_share"] > 0
     aspnet = manifest["frameworks"]["aspnet"]["loaded"]
     assert (aspnet["driver"], aspnet["driver_version"]) == ("MySqlConnector", "2.6.2")
     assert (run / "report" / "index.html").exists()

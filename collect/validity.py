@@ -137,3 +137,25 @@ def reasons_bound(f: dict, flags: list[str]) -> list[str]:
         found.append(f"littles_law: {ratio} (the threads spent {1 - ratio:.0%} of the window in the "
                      f"load generator, not in requests)")
     return found
+
+
+def protocol(profile, remote_engines: bool) -> dict:
+    """How a run checks its measurements, as its manifest records it."""
+    return {
+        "thresholds": THRESHOLDS,
+        "numbers": {"little_tolerance": LITTLE_TOLERANCE, "trend_pct": TREND_PCT, "trend_alpha": TREND_ALPHA,
+                    "spread_cv": SPREAD_CV, "ceiling_share": CEILING_SHARE,
+                    "machine_busy_pct": MACHINE_BUSY_PCT, "loadgen_share_pct": LOADGEN_SHARE_PCT},
+        "counting": "samples count by completion inside the window the plan's clock set; requests in "
+                    "flight at either edge are counted apart (in_flight_start, in_flight_end, spanning)",
+        "warmup": (f"at least {profile.warmup_s:g} s after the last thread started (ramp-up {profile.rampup_s:g} s)"
+                   + (f", then until every thread has completed a request, up to {profile.warmup_cap_s:g} s"
+                      if profile.warmup_cap_s and not remote_engines else "")),
+        "ceiling": "not measured: the load came from remote engines, each judged on its own CPU"
+                   if remote_engines else "JMeter against an app's 404 at each thread count, before the first round",
+        "crosscheck": f"wrk, cases 1, 13 and 18, {profile.crosscheck_s:g} s per measurement, every round"
+                      if profile.crosscheck_s else None,
+        "memory": f"each case on a fresh process under {profile.memory_s:g} s of wrk load (VmHWM)"
+                  if profile.memory_s else "in-window RSS of the apps (restarted per case in this profile)",
+    }
+

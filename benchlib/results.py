@@ -262,16 +262,28 @@ def _read_table(path: Path, required: set):
 
 
 def load_jtl(path: Path):
-    """The measured samples of a JMeter CSV JTL (as summary.csv counts them): elapsed ms and success."""
+    """The measured samples of a JMeter CSV JTL (as summary.csv counts them: by completion inside
+    the window its run.json records, or by label before schema 3): elapsed ms and success."""
     import pandas as pd
     jtl = _read_table(path, JTL_COLUMNS)
-    elapsed = pd.to_numeric(jtl["elapsed"], errors="coerce")
-    if elapsed.isna().any():
-        line = int(elapsed.isna().to_numpy().nonzero()[0][0]) + 2
-        raise ResultFileError(path, f"line {line}: elapsed must be a number")
-    jtl["elapsed"] = elapsed
+    for column in ("timeStamp", "elapsed"):
+        values = pd.to_numeric(jtl[column], errors="coerce")
+        if values.isna().any():
+            line = int(values.isna().to_numpy().nonzero()[0][0]) + 2
+            raise ResultFileError(path, f"line {line}: {column} must be a number")
+        jtl[column] = values
     jtl["success"] = jtl["success"].astype(str).str.lower() == "true"
-    return measured(jtl).reset_index(drop=True)
+    return measured(jtl, recorded_window(path.parent / RUN_JSON)).reset_index(drop=True)
+
+
+def recorded_window(run_json: Path) -> tuple[int, int] | None:
+    """The measured window (epoch ms) an item's run.json records; None before schema 3."""
+    try:
+        window = json.loads(run_json.read_text()).get("window") or {}
+    except (OSError, ValueError):
+        return None
+    measured_ms = window.get("measured_ms")
+    return tuple(measured_ms) if measured_ms else None
 
 
 def load_proc(path: Path):

@@ -40,3 +40,11 @@ def test_failed_requests_count_as_errors_and_an_empty_window_has_no_statistics(t
     assert summarize(path, (1000, 2000))["errors"] == 1
     empty = summarize(path, (5000, 6000))
     assert empty["samples"] == 0 and empty["mean_ms"] is None and empty["completed_threads"] == 0
+
+
+def test_analysis_reads_an_item_s_jtl_through_the_window_its_run_json_records(tmp_path):
+    from benchlib.results import load_jtl
+    path = jtl_of(tmp_path, [(500, 1000, "warmup ", "true", 1), (1200, 300, "", "true", 2), (1800, 400, "", "true", 2)])
+    assert list(load_jtl(path)["elapsed"]) == [300, 400]  # no run.json: by label, as before schema 3
+    (tmp_path / "run.json").write_text('{"window": {"measured_ms": [1000, 2000]}}')
+    assert list(load_jtl(path)["elapsed"]) == [1000, 300]

@@ -124,6 +124,41 @@ def test_ctrl_c_in_the_middle_of_a_round_keeps_what_finished_and_resume_complete
     assert len(list((run / "interrupted").rglob("run.json"))) == 1
 
 
+def wait_for_path(root: Path, pattern: str, proc, timeout=300) -> Path:
+    """The first path under `root` matching `pattern`, once the run has made it."""
+    deadline = time.monotonic() + timeout
+    while not (found := list(root.glob(pattern))):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read() if proc.poll() else pattern
+        time.sleep(0.05)
+    return found[0]
+
+
+def test_ctrl_c_during_the_ceiling_or_the_wrk_passes_resumes_what_is_missing(tmp_path, run_env):
+    proc = start("run", *SMALL, "--cases", "1,13", "--results-dir", str(tmp_path), env=run_env)
+    wait_for_path(tmp_path, "*/ceiling/001/plan.jmx", proc)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out
+    run = the_run(tmp_path)
+    assert not (run / "ceiling.csv").exists() and not (run / "summary.csv").exists()
+
+    proc = start("run", "--resume", run.name, "--results-dir", str(tmp_path), env=run_env)
+    wait_for_path(run, "crosscheck.csv", proc)  # the rounds are done; wrk's first of two is written
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out
+    assert [p.name for p in sorted((run / "ceiling").iterdir())] == ["001", "002"]  # the cut one kept
+
+    resumed = run_testbed("run", "--resume", run.name, "--results-dir", str(tmp_path), env=run_env)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    with open(run / "ceiling.csv") as f:
+        assert [r["threads"] for r in csv.DictReader(f)] == ["10"]
+    for name, rows in (("crosscheck.csv", 2), ("memory.csv", 2)):
+        with open(run / name) as f:
+            assert len(list(csv.DictReader(f))) == rows, name
+    assert [r["status"] for r in summary(run)] == ["ok", "ok"]
+
+
 def test_the_database_going_down_stops_the_run_which_resumes_later(tmp_path, run_env):
     # Enough cases that one JMeter process is still measuring when the database stops.
     proc = start("run", *SMALL, "--cases", "1-9", "--results-dir", str(tmp_path), env=run_env)

@@ -15,22 +15,21 @@ import random
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
 from benchlib import apps
+from benchlib import wrk as wrk_tool
 from benchlib.builds import build
-from benchlib.console import fail, say
+from benchlib.console import UserError, fail, say
 from benchlib.database import database, start as start_database
 from benchlib.net import free_port
-from benchlib.packages import ensure_debian, need_tool
+from benchlib.packages import ensure_debian
 from benchlib.paths import IDS, LOGS
 from benchlib.processes import stop_group
 
-HERE = Path(__file__).resolve().parent
 CASES = [
-    # case, label, wrk script, path (or path prefix for the id list)
-    (1, "/rest/comment/{id}", "rotate_ids.lua", "/rest/comment/"),
-    (3, "/rest/comments/100", "fixed_path.lua", "/rest/comments/100"),
+    # case, label, what wrk sends (benchlib/wrk.py: the case's request, ids from the seeder's list)
+    (1, "/rest/comment/{id}", {"api": "rest", "rows": 1, "joins": 0}),
+    (3, "/rest/comments/100", {"api": "rest", "rows": 100, "joins": 0}),
 ]
 
 
@@ -53,22 +52,14 @@ def parse_args(argv):
     return args
 
 
-def wrk(base, script, path, args, seconds):
-    ids = IDS / "comment_ids.csv"
-    cmd = [need_tool("wrk", "Run ./testbed setup."), f"-t{args.threads}", f"-c{args.connections}",
-           f"-d{seconds}s", "--timeout", "10s", "-s", str(HERE / script)]
-    if script == "rotate_ids.lua":
-        if not ids.exists():
-            fail(f"{ids} is missing; run ./testbed seed.")
-        cmd += [base, "--", str(ids), path]
-    else:
-        cmd += [base + path]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
-    if out.returncode != 0 or line is None:
-        fail(f"wrk failed: {(out.stderr or out.stdout).strip().splitlines()[-1:]}")
-    requests, duration_us, errors, p99_us = map(int, line.split()[1:])
-    return requests / (duration_us / 1e6), p99_us / 1000, errors
+def wrk(base, request, args, seconds):
+    if not (IDS / "comment_ids.csv").exists():
+        fail(f"{IDS / 'comment_ids.csv'} is missing; run ./testbed seed.")
+    try:
+        figures = wrk_tool.run(base, request, args.connections, seconds, args.threads)
+    except UserError as e:
+        fail(str(e))
+    return figures["throughput_rps"], figures["p99_ms"], figures["errors"]
 
 
 def start(target: dict) -> tuple[subprocess.Popen, str]:
@@ -95,13 +86,13 @@ def bench(args) -> int:
         results = {(t["name"], case): [] for t in chosen for case, *_ in CASES}
         rng = random.Random(args.seed)
         for round_number in range(1, args.rounds + 1):
-            for case, label, script, path in CASES:
+            for case, label, request in CASES:
                 order = rng.sample(chosen, len(chosen))
                 for target in order:
                     base = running[target["name"]][1]
                     if args.warmup:
-                        wrk(base, script, path, args, args.warmup)
-                    rps, p99, errors = wrk(base, script, path, args, args.duration)
+                        wrk(base, request, args, args.warmup)
+                    rps, p99, errors = wrk(base, request, args, args.duration)
                     results[(target["name"], case)].append((rps, p99, errors))
                     say(f"round {round_number} case {case} {target['name']:<20} {rps:>10.1f} req/s "
                         f"p99 {p99:>7.2f} ms errors {errors}")

@@ -18,7 +18,7 @@ from benchlib import apps
 from benchlib.processes import children
 from benchlib.results import (CROSSCHECK, CROSSCHECK_COLUMNS, ITEM_FIELDS, MEMORY, MEMORY_COLUMNS,
                               item_key, parse_item_key)
-from collect import wrk
+from benchlib import wrk
 from collect.order import order
 
 CROSSCHECK_CASES = (1, 13, 18)

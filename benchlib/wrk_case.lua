@@ -1,4 +1,4 @@
--- wrk script: a case's request (collect/wrk.py), its id taken in turn from the seeder's id list, the
+-- wrk script: a case's request (benchlib/wrk.py), its id taken in turn from the seeder's id list, the
 -- same sequence the JMeter plans use; each wrk thread starts at an offset of its own.
 -- Usage: wrk -s wrk_case.lua URL -- IDS_CSV METHOD PATH BODY   (BODY "-" for none; ${comment_id}
 -- and ${user_id} in PATH and BODY are replaced by the id)

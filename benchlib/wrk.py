@@ -1,5 +1,6 @@
 """wrk, the second load generator: one case's requests at a given concurrency, for the cross-check of
-JMeter's ratios (collect/crosscheck.py) and the memory of fresh processes (collect/memory.py).
+JMeter's ratios and the memory of fresh processes (collect/extra_passes.py), and for the wrk
+benchmarks (bench/).
 
 wrk is an event loop in C: it drives the same requests (benchlib/plans.request, the seeder's id
 sequence) at a fraction of JMeter's CPU per request, so where the two disagree on a ratio, the load
@@ -14,23 +15,22 @@ from benchlib.packages import need_tool
 from benchlib.paths import IDS
 
 SCRIPT = Path(__file__).resolve().with_name("wrk_case.lua")
-# One wrk thread: the app, the database and wrk share this machine's cores.
-THREADS = 1
 
 
-def command(base_url: str, item: dict, connections: int, seconds: float) -> list[str]:
+def command(base_url: str, item: dict, connections: int, seconds: float, threads: int = 1) -> list[str]:
+    """One wrk thread by default: the app, the database and wrk share this machine's cores."""
     key = plans.endpoint_key(item["rows"], item["joins"])
     method, path, body = plans.request(item["api"], key, str(item["rows"]))
     ids = IDS / ("user_ids.csv" if key.startswith("user-") else "comment_ids.csv")
-    return [need_tool("wrk", "Run ./testbed setup."), f"-t{THREADS}", f"-c{connections}",
+    return [need_tool("wrk", "Run ./testbed setup."), f"-t{threads}", f"-c{connections}",
             f"-d{max(1, round(seconds))}s", "--timeout", "30s", "-s", str(SCRIPT), base_url,
             "--", str(ids), method, path, body or "-"]
 
 
-def run(base_url: str, item: dict, connections: int, seconds: float) -> dict:
-    """wrk's figures for `item`'s request over `seconds`: samples, throughput_rps, mean_ms, p99_ms,
-    errors, window_s."""
-    cmd = command(base_url, item, connections, seconds)
+def run(base_url: str, item: dict, connections: int, seconds: float, threads: int = 1) -> dict:
+    """wrk's figures for `item`'s request (api, rows, joins) over `seconds`: samples,
+    throughput_rps, mean_ms, p99_ms, errors, window_s."""
+    cmd = command(base_url, item, connections, seconds, threads)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60)
     line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
     if out.returncode != 0 or line is None:

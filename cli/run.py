@@ -41,6 +41,9 @@ def register(sub):
     p.add_argument("--apis", type=names, metavar="rest,graphql", help="default: both")
     p.add_argument("--cases", type=case_numbers, metavar="N[,N-M…]", help="default: 1-18")
     p.add_argument("--iterations", type=int, metavar="N", help="override the profile's iterations (rounds)")
+    p.add_argument("--budget", type=float, metavar="MINUTES", dest="budget_min",
+                   help="after the profile's rounds, add rounds for the cells whose interval is still "
+                        "wider than ±10 %% while the run stays within MINUTES (quick: 38)")
     p.add_argument("--pin", action="store_true",
                    help="pin app, database and JMeter to separate CPU sets (as taskset does)")
     p.add_argument("--seed", type=int, help="seed of the order (default: random, recorded)")
@@ -57,7 +60,7 @@ def register(sub):
 def run(args) -> int:
     code, run_dir = run_matrix(MatrixRequest(
         args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
-        args.cases, args.iterations, args.pin, args.seed, args.resume,
+        args.cases, args.iterations, args.budget_min, args.pin, args.seed, args.resume,
         parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl))
     if code == 0:
         try:

@@ -26,6 +26,7 @@ from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SU
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
 from collect import ceiling, extra_passes, pinning, remote
+from collect.rounds import Rounds
 from collect.batch import Batch, Slot
 from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, judge, log_tail, new_record,
                           outcome_line, sampled_pid, trimmed_stats)
@@ -143,10 +144,14 @@ class RunEngine:
             if todo:
                 self.ceiling = ceiling.measure(
                     self, sorted({self.profile.threads(i["requests"]) for i in self.items}), progress)
+            rounds = Rounds(self)
             while todo:
-                self.run_batch(self.next_batch(todo), progress)
+                batch = self.next_batch(todo)
+                self.run_batch(batch, progress)
+                rounds.ran(len(batch))
                 self.set_state("running")
-                todo = [item for item in todo if not self.finished(item)]
+                todo = [item for item in todo if not self.finished(item)] or rounds.add()
+                progress.total = len(self.items)
             try:
                 extra_passes.crosscheck(self, progress)
                 extra_passes.memory(self, progress)

@@ -24,6 +24,9 @@ from collect.order import order
 CROSSCHECK_CASES = (1, 13, 18)
 # The cross-check's connections open and the apps settle before its measured seconds.
 CROSSCHECK_WARMUP_S = 1
+# What a pass's measurement costs beyond its seconds of load (wrk's start, a fresh app's start-up),
+# for the run's time budget.
+OVERHEAD_S = {"crosscheck": 1, "memory": 3}
 
 
 def done(path: Path) -> set[str]:
@@ -54,6 +57,17 @@ def todo(engine, path: Path, case_numbers, iterations: int) -> list[dict]:
                  random.Random(engine.manifest.get("seed")).randrange(2 ** 31))
     have = done(path)
     return [item for item in (parse_item_key(k, known) for k in keys if k not in have) if engine.serves(item)]
+
+
+def estimate_s(engine) -> float:
+    """Roughly how long the passes still to do will take, so extra rounds leave them room."""
+    p = engine.profile
+    cross = len(todo(engine, engine.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
+        * (CROSSCHECK_WARMUP_S + p.crosscheck_s + OVERHEAD_S["crosscheck"]) if p.crosscheck_s else 0
+    memory_cases = sorted({i["case"] for i in engine.items})
+    mem = len(todo(engine, engine.dir / MEMORY, memory_cases, 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
+        if p.memory_s else 0
+    return cross + mem
 
 
 def crosscheck(engine, progress) -> None:

@@ -27,6 +27,7 @@ class MatrixRequest:
     apis: list[str] | None = None
     cases: list[int] | None = None
     iterations: int | None = None
+    budget_min: float | None = None  # extra rounds while the run stays within this many minutes
     pin: bool = False
     seed: int | None = None
     resume: str | None = None
@@ -36,7 +37,7 @@ class MatrixRequest:
 
     def chosen(self) -> list[str]:
         """The options given besides --resume and --results-dir."""
-        return [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "seed",
+        return [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "budget_min", "seed",
                             "engines", "bind") if getattr(self, o) is not None] \
             + (["pin"] if self.pin else []) + ([] if self.ssl else ["no-ssl"])
 
@@ -49,7 +50,8 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     if request.frameworks and request.variants:
         fail("--variants names framework:variant pairs; use it or --frameworks, not both.")
     if not request.resume:
-        preflight.check_options(request.apis or [], request.cases or [], request.iterations)
+        preflight.check_options(request.apis or [], request.cases or [], request.iterations,
+                                request.budget_min)
     preflight.check_results_root(root)
     preflight.check_tools()
     launcher = find_jmeter()
@@ -66,6 +68,8 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
         profile = PROFILES[request.profile or DEFAULT]
         if request.iterations:
             profile = profile.with_iterations(request.iterations)
+        if request.budget_min is not None:
+            profile = profile.with_budget(request.budget_min * 60)
         options = runs.RunOptions(profile, list(chosen), request.apis or list(API_STYLES),
                                   request.cases or sorted(cases()), request.pin, root, engines)
         if request.seed is not None:

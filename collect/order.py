@@ -22,3 +22,13 @@ def order(frameworks, apis, case_numbers, iterations, restart, seed) -> list[str
         out += [item_key({"framework": f, "api": a, "case": c, "iteration": iteration})
                 for f, a, c in combos]
     return out
+
+
+def extra_round(frameworks, slots, iteration, seed) -> list[str]:
+    """A round of only some (API, case) slots, ordered as the interleaved rounds are; its own seed
+    (the run's and the round's) so a resumed run draws the same order."""
+    rng = random.Random(seed * 1000 + iteration)
+    slots = list(slots)
+    rng.shuffle(slots)
+    return [item_key({"framework": f, "api": a, "case": c, "iteration": iteration})
+            for a, c in slots for f in rng.sample(list(frameworks), len(frameworks))]

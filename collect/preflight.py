@@ -9,7 +9,8 @@ from benchlib.console import fail
 from benchlib.net import port_free
 
 
-def check_options(apis: list[str], case_numbers: list[int], iterations: int | None) -> None:
+def check_options(apis: list[str], case_numbers: list[int], iterations: int | None,
+                  budget_min: float | None = None) -> None:
     bad = [a for a in apis if a not in API_STYLES]
     if bad:
         fail(f"unknown API {', '.join(bad)}; choose from {', '.join(API_STYLES)}.")
@@ -19,6 +20,8 @@ def check_options(apis: list[str], case_numbers: list[int], iterations: int | No
         fail(f"no case {', '.join(wrong)}; cases are 1-{max(known)}.")
     if iterations is not None and iterations < 1:
         fail("--iterations must be 1 or more.")
+    if budget_min is not None and not budget_min > 0:
+        fail("--budget is the run's time in minutes (e.g. --budget 90); give a number above 0.")
 
 
 def check_results_root(root: Path) -> None:

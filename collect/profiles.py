@@ -21,6 +21,10 @@ class Profile:
     # (0: not measured).
     crosscheck_s: float = 0
     memory_s: float = 0
+    # Extra rounds for the cells whose interval is wider than ± target, while the run's wall time
+    # stays within budget_s (None: the profile's rounds only). collect/rounds.py, benchlib/stopping.py.
+    budget_s: float | None = None
+    target: float = 0.10
 
     @property
     def paired(self) -> bool:
@@ -60,6 +64,9 @@ class Profile:
     def with_iterations(self, iterations: int) -> "Profile":
         return Profile(**{**asdict(self), "iterations": iterations})
 
+    def with_budget(self, budget_s: float | None) -> "Profile":
+        return Profile(**{**asdict(self), "budget_s": budget_s})
+
 
 PROFILES = {
     "smoke": Profile(
@@ -76,7 +83,7 @@ PROFILES = {
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
         iterations=3, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
-        warmup_cap_s=4, crosscheck_s=3, memory_s=3),
+        warmup_cap_s=4, crosscheck_s=3, memory_s=3, budget_s=38 * 60),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
         iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",

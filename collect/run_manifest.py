@@ -12,7 +12,7 @@ from benchlib import apps, database
 from benchlib.jmeter import jmeter_version
 from benchlib.paths import ROOT, shown
 from benchlib.results import SCHEMA_VERSION, new_run_id
-from collect import remote, validity
+from collect import remote, rounds, validity
 from collect.order import order
 
 
@@ -167,5 +167,6 @@ def build(options, chosen: dict[str, dict], jmeter: str, db, pinning: dict) -> d
         "database": database_info(db),
         "samplers": SAMPLERS,
         "validity": validity.protocol(options.profile, bool(options.engines)),
+        "sequential": rounds.protocol(options.profile),
         **({"engines": options.engines.facts} if options.engines else {}),
     }

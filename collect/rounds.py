@@ -1,0 +1,75 @@
+"""Extra rounds, after the profile's own, for the cells whose interval is still wider than the
+target, while the run's time budget lasts (`--budget`; the rule is benchlib/stopping.py's). Every
+decision, and each cell's final state, is recorded in the manifest's `sequential` entry, and the
+added items join its `order`, so a resumed run carries on where it was."""
+import time
+from datetime import datetime, timezone
+
+from benchlib import stopping
+from benchlib.cases import cases
+from benchlib.files import write_json
+from benchlib.results import MANIFEST, SUMMARY, parse_item_key, summary_rows
+from collect import extra_passes
+from collect.order import extra_round
+
+
+def protocol(profile) -> dict:
+    """The rule as the manifest records it before any extra round."""
+    if not profile.budget_s:
+        return {"rule": "none: the profile's rounds only", "budget_s": None}
+    return {"rule": "another round for every (API, case) whose paired 95 % interval of the "
+                    "throughput ratio (each arm against the first) is wider than ± target, over rounds "
+                    "that passed every validity check, while at least half of its rounds did; "
+                    "widest first, while the round fits in the budget (benchlib/stopping.py)",
+            "target": profile.target, "budget_s": profile.budget_s, "max_rounds": stopping.MAX_ROUNDS,
+            "budget_counts": "wall time from the run's creation to the end of the wrk passes",
+            "rounds": []}
+
+
+def elapsed_s(manifest: dict) -> float:
+    created = datetime.strptime(manifest["created_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    return (datetime.now(timezone.utc) - created).total_seconds()
+
+
+class Rounds:
+    """Times the rounds as they run, and decides whether another one fits."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.started = time.monotonic()
+        self.measured = 0
+
+    def ran(self, items: int) -> None:
+        self.measured += items
+
+    def seconds_per_item(self) -> float:
+        return (time.monotonic() - self.started) / self.measured if self.measured \
+            else self.engine.estimate()
+
+    def add(self) -> list[dict]:
+        """The next round's items (already in the manifest's order), or [] when the run is done."""
+        engine, profile = self.engine, self.engine.profile
+        arms = list(engine.frameworks)
+        sequential = engine.manifest.get("sequential")
+        if not profile.budget_s or len(arms) < 2 or not profile.paired or sequential is None:
+            return []
+        states = stopping.cell_states(summary_rows(engine.dir / SUMMARY), arms, profile.target)
+        left = profile.budget_s - elapsed_s(engine.manifest) - extra_passes.estimate_s(engine)
+        per_cell = self.seconds_per_item() * len(arms)
+        cells = stopping.next_round(states, max(0, int(left // per_cell)))
+        sequential["states"] = [s.recorded() for s in states]
+        if not cells:
+            sequential["stopped"] = "every cell settled, unmeasurable or capped" \
+                if not any(s.state == stopping.MORE for s in states) else \
+                f"the budget: {max(0, left):.0f} s left, a cell's round takes about {per_cell:.0f} s"
+            write_json(engine.dir / MANIFEST, engine.manifest)
+            return []
+        iteration = max(item["iteration"] for item in engine.items) + 1
+        keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, engine.manifest["seed"])
+        sequential["rounds"].append({"round": iteration, "cells": [[s.api, s.case] for s in cells],
+                                     "estimated_s": round(per_cell * len(cells))})
+        engine.manifest["order"] += keys
+        write_json(engine.dir / MANIFEST, engine.manifest)
+        items = [parse_item_key(k, cases()) for k in keys]
+        engine.items += items
+        return items

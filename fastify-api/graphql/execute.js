@@ -3,7 +3,7 @@
 // GRAPHQL_JIT, its graphql-jit compilation). Its own routes stay off: routes/graphql.js is the
 // contract's endpoint, and its status codes and bodies are the contract's, not mercurius'.
 import { readFileSync } from 'node:fs';
-import { GraphQLError, Location, getOperationAST, parse, validate } from 'graphql';
+import { GraphQLError, Kind, Location, getOperationAST, parse, validate } from 'graphql';
 import mercurius from 'mercurius';
 import { createContext } from './context.js';
 import { queryLimits } from './limits.js';
@@ -46,13 +46,26 @@ export async function graphqlExecutor(app, data, limits, jit) {
   app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
     const errors = validate(schema, document, [queryLimits(limits, variables)]);
     if (errors.length > 0) throw new Refused(errors);
+    const operation = getOperationAST(document, context.operationName);
+    // graphql-js's own words, said here because a compiled query (below) would not say them.
+    if (operation === null) {
+      throw new Refused([new GraphQLError(context.operationName == null
+        ? 'Must provide operation name if query contains multiple operations.'
+        : `Unknown operation named "${context.operationName}".`)]);
+    }
     // graphql 16 answers an operation the schema has no root type for (mutation, subscription)
     // with `data: null`, as if it had begun; the contract counts it as never executed (no data).
-    const operation = getOperationAST(document, context.operationName);
-    if (operation !== null && schema.getRootType(operation.operation) == null) {
+    if (schema.getRootType(operation.operation) == null) {
       throw new Refused([new GraphQLError(
         `Schema is not configured to execute ${operation.operation} operation.`, { nodes: operation })]);
     }
+    // mercurius keeps one compiled query per query text, compiled for the operation its request
+    // named; a document of several operations is therefore executed uncompiled (a document
+    // returned here counts as modified, which mercurius never runs compiled).
+    if (jit > 0 && document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length > 1) {
+      return { document };
+    }
+    return undefined;
   });
 
   // mercurius rejects with its validation error (parse, validation, coercion) carrying graphql-js's

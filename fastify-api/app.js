@@ -48,6 +48,8 @@ export async function createApp(pool, { limits, jit }) {
   // sides do, and POST /graphql checks its body by the contract's rules (graphql/http.js).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request, payload, done) => done(null));
+  // The Content-Type as sent, on routes that take a body (routes/resource.js).
+  app.decorateRequest('declaredContentType', undefined);
 
   const execute = await graphqlExecutor(app, data, limits, jit);
   healthRoutes(app, data);

@@ -3,7 +3,7 @@
 // GRAPHQL_JIT, its graphql-jit compilation). Its own routes stay off: routes/graphql.js is the
 // contract's endpoint, and its status codes and bodies are the contract's, not mercurius'.
 import { readFileSync } from 'node:fs';
-import { GraphQLError, Kind, Location, getOperationAST, parse, validate } from 'graphql';
+import { GraphQLError, Kind, Location, getOperationAST, parse, specifiedRules, validate } from 'graphql';
 import mercurius from 'mercurius';
 import { createContext } from './context.js';
 import { queryLimits } from './limits.js';
@@ -70,17 +70,35 @@ export async function graphqlExecutor(app, data, limits, jit) {
 
   // mercurius rejects with its validation error (parse, validation, coercion) carrying graphql-js's
   // errors, a GraphQLError, or Refused: each an answer without data. Anything else propagates.
-  function refusal(error) {
-    if (error instanceof GraphQLError) return { errors: [error] };
-    if (Array.isArray(error.errors) && (error instanceof Refused || error.code === 'MER_ERR_GQL_VALIDATION')) {
-      return { errors: error.errors };
+  function refusal(params) {
+    return (error) => {
+      if (error instanceof GraphQLError) return { errors: [error] };
+      if (Array.isArray(error.errors) && (error instanceof Refused || error.code === 'MER_ERR_GQL_VALIDATION')) {
+        return { errors: validationErrors(params) ?? error.errors };
+      }
+      throw error;
+    };
+  }
+
+  // What graphql-js validation says of a refused request, the limits included, or null when it
+  // passes (the refusal was variable coercion or the operation). The limits are checked just
+  // before execution (above), so a query that also breaks a specified rule, or whose variables
+  // also fail to coerce, would lose their errors; this puts them back where express-api and the
+  // contract have them, after the specified rules' and before coercion. Refused requests only.
+  function validationErrors({ query, variables }) {
+    let document;
+    try {
+      document = parse(query);
+    } catch (syntaxError) {
+      return [syntaxError];
     }
-    throw error;
+    const errors = validate(app.graphql.schema, document, [...specifiedRules, queryLimits(limits, variables)]);
+    return errors.length > 0 ? errors : null;
   }
 
   return ({ query, variables, operationName }) => {
     const context = { ...createContext(data), query, operationName };
     return app.graphql(query, context, variables ?? undefined, operationName ?? undefined)
-      .then((result) => result, refusal);
+      .then((result) => result, refusal({ query, variables }));
   };
 }

@@ -13,7 +13,7 @@ export function graphqlRoutes(app, execute) {
   resource(app, '/graphql', ['POST'], async (request, reply) => {
     const mediaType = responseMediaType(request.headers.accept);
     if (mediaType === null) return sendRejection(reply, 406, JSON_TYPE, NOT_ACCEPTABLE);
-    if (!isJsonContentType(request.headers['content-type'])) {
+    if (!isJsonContentType(request.declaredContentType)) {
       return sendRejection(reply, 415, mediaType, UNSUPPORTED_CONTENT_TYPE);
     }
     const checked = checkRequestBody(await readBody(request.raw, MAX_BODY_BYTES));

@@ -71,3 +71,19 @@ test('an undecodable escape is text that breaks the id or limit rule, as on Kest
   // A valid escape is decoded: %31 is 1.
   assert.equal((await get(server, '/rest/comment/%31')).status, 200);
 });
+
+// Fastify would parse these bodies (400), or refuse their Content-Type (415), before the route
+// could say 405; no parser runs here, as on the other sides.
+test('a wrong method is 405 whatever its body and Content-Type', async () => {
+  for (const [contentType, body] of [['application/json', '{'], ['text/plain', 'x'], ['', 'x'], ['no type', '']]) {
+    const response = await expectProblem('/rest/comment/1', 405, 'method not allowed',
+      { method: 'POST', headers: { 'Content-Type': contentType }, body });
+    assert.equal(response.headers.get('allow'), 'GET', contentType);
+  }
+});
+
+// Express and Kestrel take an id of any length to the id rule; Fastify's router would stop at 100.
+test('a very long id is the id rule\'s 400, not a 404', async () => {
+  await expectProblem(`/rest/comment/${'9'.repeat(500)}`, 400, ID_RULE);
+  await expectProblem(`/REST/Comment/${'1'.repeat(150)}/`, 400, ID_RULE);
+});

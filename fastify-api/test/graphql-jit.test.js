@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startServer, graphql } from './helpers.js';
+import { startServer, graphql, problem, closedPort } from './helpers.js';
 
 const manifest = JSON.parse(readFileSync(new URL('../framework.json', import.meta.url)));
 const JIT_ENV = manifest.variants.find((variant) => variant.name === 'jit').env;
@@ -54,5 +54,19 @@ test('three times over, each request gets the same answer compiled as not', asyn
         assert.equal(got.text, expected.text, label);
       }
     }
+  }
+});
+
+// A compiled query reports a resolver's error its own way; a database error must still be a 503.
+test('an unreachable database is a 503 problem, compiled or not', async () => {
+  const down = await startServer({ ...JIT_ENV, DB_PORT: String(await closedPort()) });
+  try {
+    for (let round = 1; round <= 3; round += 1) {
+      const response = await graphql(down, { query: '{ commentById(id: 1) { id user { id } } }' });
+      assert.equal(response.status, 503, `round ${round}`);
+      assert.equal(response.text, problem(503, 'the database is unreachable'), `round ${round}`);
+    }
+  } finally {
+    await down.stop();
   }
 });

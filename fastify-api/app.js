@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import Fastify from 'fastify';
 import { createData } from './data.js';
 import { healthRoutes } from './routes/health.js';
@@ -44,6 +45,11 @@ export async function createApp(pool, { limits, jit }) {
     // reaches the id rule (400) instead of the router's 100-character limit (404).
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 2048 },
   });
+  // Every method Node's parser takes (PROPFIND, …) reaches the routes, so that a wrong one is a
+  // 405 as in Express, not Fastify's 404. CONNECT never reaches an HTTP handler.
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
   // No body parsing anywhere: a REST path answers 405 to a POST whatever its body, as the other
   // sides do, and POST /graphql checks its body by the contract's rules (graphql/http.js).
   app.removeAllContentTypeParsers();

@@ -1,12 +1,15 @@
 import { sendProblem } from '../problems.js';
 
-// Fastify answers a Content-Type it cannot parse (an empty one, say) with its own 415 before any
-// handler runs; on the other sides that header is the endpoint's business (a 405 problem, or the
-// GraphQL transport's 415). So on routes that may take a body it is moved out of Fastify's sight,
-// into request.declaredContentType (app.js), and no parser looks at it.
+// Fastify answers a Content-Type it cannot parse (an empty one, say) with its own 415, and a QUERY
+// request without one with a 400, before any handler runs; on the other sides that header is the
+// endpoint's business (a 405 problem, or the GraphQL transport's 415). So on routes that may take
+// a body it is kept in request.declaredContentType (app.js), and Fastify sees a neutral type in its
+// place, which only the catch-all parser that reads nothing takes.
+const NEUTRAL = 'application/octet-stream';
+
 function takeContentType(request, reply, done) {
   request.declaredContentType = request.headers['content-type'];
-  delete request.headers['content-type'];
+  request.headers['content-type'] = NEUTRAL;
   done();
 }
 

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, get, problem } from './helpers.js';
+import { startServer, get, problem, request } from './helpers.js';
 
 let server;
 before(async () => { server = await startServer(); });
@@ -72,13 +72,20 @@ test('an undecodable escape is text that breaks the id or limit rule, as on Kest
   assert.equal((await get(server, '/rest/comment/%31')).status, 200);
 });
 
-// Fastify would parse these bodies (400), or refuse their Content-Type (415), before the route
-// could say 405; no parser runs here, as on the other sides.
+// Fastify would parse these bodies (400), refuse their Content-Type (415), want one on QUERY (400)
+// or not know the method (404) before the route could say 405; as on the other sides, it is 405.
 test('a wrong method is 405 whatever its body and Content-Type', async () => {
   for (const [contentType, body] of [['application/json', '{'], ['text/plain', 'x'], ['', 'x'], ['no type', '']]) {
     const response = await expectProblem('/rest/comment/1', 405, 'method not allowed',
       { method: 'POST', headers: { 'Content-Type': contentType }, body });
     assert.equal(response.headers.get('allow'), 'GET', contentType);
+  }
+  for (const path of ['/rest/comment/1', '/healthz']) {
+    for (const method of ['QUERY', 'PROPFIND', 'OPTIONS', 'TRACE']) {
+      const response = await request(server, { method, path });
+      assert.equal(response.status, 405, `${method} ${path}`);
+      assert.equal(response.body.toString(), problem(405, 'method not allowed'), `${method} ${path}`);
+    }
   }
 });
 

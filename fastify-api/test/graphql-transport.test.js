@@ -182,6 +182,9 @@ const LIMIT_RULE = 'limit must be an integer from 1 to 1000';
 const NEVER_EXECUTED = [
   ['a syntax error', { query: '{ commentById(id: 1) { id }' },
     '{"errors":[{"message":"Syntax Error: Expected Name, found <EOF>.","locations":[{"line":1,"column":28}]}]}'],
+  // mercurius alone would take a query text that is JSON for a parsed document (graphql/execute.js).
+  ['a query that is JSON, not GraphQL', { query: '1' },
+    '{"errors":[{"message":"Syntax Error: Unexpected Int \\"1\\".","locations":[{"line":1,"column":1}]}]}'],
   ['a validation error', { query: '{ commentById(id: 1) { id title } }' },
     '{"errors":[{"message":"Cannot query field \\"title\\" on type \\"Comment\\".","locations":[{"line":1,"column":27}]}]}'],
   ['a variable that does not coerce', { query: 'query($n: Int!) { commentsByLimit(limit: $n) { id } }', variables: { n: '5' } },

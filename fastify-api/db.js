@@ -1,0 +1,31 @@
+import mysql from 'mysql2/promise';
+import { POOL_SIZE } from './config.js';
+
+// The contract's pool, the same settings as express-api's and the ASP.NET side's (at most 100
+// connections, none kept open in advance, no reset on return).
+export function createPool(db, size = POOL_SIZE) {
+  return mysql.createPool({
+    ...db,
+    connectionLimit: size,
+    maxIdle: size,
+    waitForConnections: true,
+    queueLimit: 0,
+    resetOnRelease: false,
+    // DATE columns arrive as 'YYYY-MM-DD' text: no time-zone shift through a JS Date.
+    dateStrings: true,
+  });
+}
+
+// Errors that say "the server cannot be reached or dropped us", as opposed to a bad query.
+const UNREACHABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND',
+  'EAI_AGAIN', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED', 'ER_TOO_MANY_USER_CONNECTIONS',
+]);
+
+export function isUnreachable(error) {
+  if (error == null) return false;
+  // mysql2 marks connection-level failures as fatal, whatever their code.
+  return error.fatal === true || UNREACHABLE.has(error.code);
+}

@@ -7,6 +7,8 @@ from benchlib.paths import PLANS
 
 API_STYLES = ("rest", "graphql")
 CASES_CSV = PLANS / "cases.csv"
+# The study's two frameworks: what `./testbed run` measures unless --frameworks names others.
+STUDY_PAIR = ("aspnet", "express")
 
 
 def cases() -> dict[int, dict]:

@@ -64,7 +64,9 @@ def runtime_versions(jmeter: str | None) -> dict:
         "python": platform.python_version(),
         "dotnet": _out(["dotnet", "--version"]),
         "dotnet_runtimes": (_out(["dotnet", "--list-runtimes"]) or "").splitlines() or None,
-        "node": _out(["node", "--version"]),
+        # The machine's node runs the seeder and express:node20 only; each app's own runtime (Node 24
+        # for express) is what its process reports, under frameworks.<name>.loaded.
+        "node_on_path": _out(["node", "--version"]),
         "java": java.splitlines()[0] if java else None,
         "top": _out(["top", "-V"]),
         "jmeter": None,

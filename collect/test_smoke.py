@@ -67,16 +67,17 @@ def test_smoke_profile_runs_the_whole_matrix(tmp_path, run_env):
     assert (run / "report" / "index.html").exists()
 
 
-def test_a_smoke_run_over_two_variants_of_each_framework_records_what_each_really_ran(tmp_path, run_env):
-    arms = ["aspnet", "aspnet:mysql-data", "express", "express:node22"]
+def test_a_smoke_run_over_variants_of_each_framework_records_what_each_really_ran(tmp_path, run_env):
+    arms = ["aspnet", "aspnet:mysql-data", "aspnet:no-datas", "express", "express:node20"]
     result = run_testbed("run", "--profile", "smoke", "--variants", ",".join(arms), "--apis", "rest",
                          "--cases", "1,4", "--results-dir", str(tmp_path), env=run_env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr
     [run] = [p for p in tmp_path.iterdir() if p.is_dir()]
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["settings"]["frameworks"] == arms and list(manifest["frameworks"]) == arms
-    assert [manifest["frameworks"][a]["variant_run"] for a in arms] == ["default", "mysql-data", "default", "node22"]
-    assert len({manifest["ports"][a] for a in arms}) == 4  # served side by side
+    assert [manifest["frameworks"][a]["variant_run"] for a in arms] == [
+        "default", "mysql-data", "no-datas", "default", "node20"]
+    assert len({manifest["ports"][a] for a in arms}) == 5  # served side by side
     loaded = {}
     for arm in arms:
         for case in (1, 4):
@@ -86,5 +87,12 @@ def test_a_smoke_run_over_two_variants_of_each_framework_records_what_each_reall
             loaded[arm] = record["loaded"]
     # Read from each process at start-up, not from framework.json.
     assert loaded["aspnet"]["driver"] == "MySqlConnector" and loaded["aspnet:mysql-data"]["driver"] == "MySql.Data"
-    assert loaded["express"]["runtime"].startswith("Node.js v20.")
-    assert loaded["express:node22"]["runtime"].startswith("Node.js v22.")
+    assert loaded["express"]["runtime"].startswith("Node.js v24.")
+    assert loaded["express:node20"]["runtime"].startswith("Node.js v20.")
+    # The GC and heap settings in force, as each runtime reports them, in every item and the manifest.
+    assert [loaded[a]["gc_datas"] for a in ("aspnet", "aspnet:no-datas")] == ["true", "false"]
+    assert all(loaded[a]["gc_mode"] == "server" and int(loaded[a]["gc_heap_count"]) >= 1
+               for a in arms if a.startswith("aspnet"))
+    assert all(loaded[a]["heap_size_limit_mb"] > 0 and loaded[a]["exec_argv"] == []
+               for a in ("express", "express:node20"))
+    assert all(manifest["frameworks"][a]["loaded"] == loaded[a] for a in arms)

@@ -4,6 +4,7 @@
 // served it (a variant's own Node binary included).
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
 import { POOL_SIZE, GRAPHQL_SERVERS } from './config.js';
 
 const LIBRARIES = ['express', 'graphql', 'mysql2', 'dataloader'];
@@ -18,6 +19,11 @@ export function loadedReport({ graphqlServer = GRAPHQL_SERVERS[0], poolSize = PO
   const loaded = {
     runtime: `Node.js ${process.version}`,
     runtime_path: process.execPath,
+    // The heap settings in force: V8's old-space limit follows the machine's (or the container's)
+    // memory unless a flag sets it, so it is read back from V8 rather than assumed.
+    heap_size_limit_mb: Math.round(v8.getHeapStatistics().heap_size_limit / 2 ** 20),
+    exec_argv: process.execArgv,
+    node_options: process.env.NODE_OPTIONS ?? '',
     driver: 'mysql2',
     driver_version: installedVersion('mysql2'),
     graphql_server: graphqlServer,

@@ -53,7 +53,11 @@ test('cluster.js forks one worker per core, each with its share of the pool, and
     const expected = workerCount(100);
     let workers = [];
     const listening = () => (server.output().match(new RegExp(LISTENING, 'g')) ?? []).length;
-    for (let i = 0; i < 100 && (listening() < expected || children(server.pid).length < expected); i += 1) {
+    const loadedLines = () => server.output().split('\n').filter((l) => l.startsWith('testbed-loaded '));
+    // A worker's two start-up lines reach the pipe as separate writes (on Node 24 often apart), so
+    // wait for both kinds, not for the first.
+    for (let i = 0; i < 100 && (listening() < expected || loadedLines().length < expected
+      || children(server.pid).length < expected); i += 1) {
       await sleep(50);
     }
     workers = children(server.pid);
@@ -61,8 +65,7 @@ test('cluster.js forks one worker per core, each with its share of the pool, and
     const shares = workers.map((pid) => Number(environment(pid).DB_POOL_SIZE));
     assert.equal(shares.reduce((a, b) => a + b), 100);
     assert.deepEqual(shares.toSorted((a, b) => b - a), poolShares(100, expected));
-    const loaded = server.output().split('\n').filter((l) => l.startsWith('testbed-loaded '))
-      .map((l) => JSON.parse(l.slice('testbed-loaded '.length)));
+    const loaded = loadedLines().map((l) => JSON.parse(l.slice('testbed-loaded '.length)));
     assert.equal(loaded.length, expected);
     for (const line of loaded) assert.equal(line.processes, expected);
     const response = await get(server, '/rest/comment/1');

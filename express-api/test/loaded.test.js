@@ -45,12 +45,34 @@ for (const [graphqlServer, other] of [['express-graphql', 'graphql-http'], ['gra
   });
 }
 
-// A runtime variant's line carries the version of the binary that ran, not framework.json's word:
-// each variant binary is asked for its own version and must agree with what loaded.js reports.
-for (const variant of manifest.variants.filter((v) => v.start && v.start[0] !== 'node')) {
-  const binary = fileURLToPath(new URL(`../${variant.start[0]}`, import.meta.url));
+// The heap limit is V8's own figure, not a guess: an old-space flag moves it megabyte for megabyte
+// (the young generation on top stays the same), and the flag itself shows in the line.
+test('start-up reports the heap limit and the flags in force', async () => {
+  const servers = await Promise.all([{}, { NODE_OPTIONS: '--max-old-space-size=300' },
+    { NODE_OPTIONS: '--max-old-space-size=400' }].map((env) => startServer(env)));
+  try {
+    const [plain, small, large] = await Promise.all(servers.map(loadedLine));
+    assert.deepEqual([plain.exec_argv, plain.node_options], [[], '']);
+    assert.equal(small.node_options, '--max-old-space-size=300');
+    assert.equal(large.heap_size_limit_mb - small.heap_size_limit_mb, 100);
+    assert.ok(small.heap_size_limit_mb > 300 && plain.heap_size_limit_mb > large.heap_size_limit_mb);
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+});
+
+// A pinned runtime's line carries the version of the binary that ran, not framework.json's word:
+// each pinned binary (the default's, node22's) is asked for its own version and must agree with
+// framework.json and with what loaded.js reports.
+const pinnedRuntimes = manifest.variants.filter((v) => /^Node\.js \d+\.\d+\.\d+$/.test(v.settings.runtime));
+test('the default and node22 pin their Node.js versions', () => {
+  assert.deepEqual(pinnedRuntimes.map((v) => v.name), ['default', 'node22']);
+});
+for (const variant of pinnedRuntimes) {
+  const start = variant.start ?? manifest.start;
+  const binary = fileURLToPath(new URL(`../${start[0]}`, import.meta.url));
   test(`the ${variant.name} variant reports the Node.js binary that really ran`, {
-    skip: existsSync(binary) ? false : `${variant.start[0]} is not built (./testbed verify --framework express --variant ${variant.name} builds it)`,
+    skip: existsSync(binary) ? false : `${start[0]} is not built (./testbed verify --framework express --variant ${variant.name} builds it)`,
   }, async () => {
     const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout.trim();
     const server = await startServer({}, { node: binary });
@@ -58,13 +80,20 @@ for (const variant of manifest.variants.filter((v) => v.start && v.start[0] !== 
       const loaded = await loadedLine(server);
       assert.equal(loaded.runtime, `Node.js ${version}`);
       assert.equal(loaded.runtime_path, binary);
-      // framework.json states the version; the binary must be that version.
-      assert.equal(`Node.js ${version}`, `Node.js v${variant.settings.runtime.replace('Node.js ', '')}`);
+      assert.equal(`Node.js ${version}`, variant.settings.runtime.replace('Node.js ', 'Node.js v'));
     } finally {
       await server.stop();
     }
   });
 }
+
+// The node20 variant is the machine's `node`, whatever version it is: 20.x, as framework.json says.
+test('the node20 variant starts the machine\'s node, a Node.js 20', () => {
+  const node20 = manifest.variants.find((v) => v.name === 'node20');
+  assert.deepEqual(node20.start, ['node', 'server.js']);
+  const version = spawnSync('node', ['--version'], { encoding: 'utf8' }).stdout.trim();
+  assert.match(version, /^v20\./);
+});
 
 // loaded.js reads process.version where it runs, not the version of the node that started a test.
 test('loaded.js reports the version of the process it runs in', () => {

@@ -1,4 +1,6 @@
+using System.Globalization;
 using System.Reflection;
+using System.Runtime;
 using System.Runtime.InteropServices;
 using System.Text.Json;
 using AspnetApi.Data;
@@ -29,13 +31,43 @@ public static class LoadedReport
             ["driver"] = driver.Name,
             ["driver_version"] = driver.Version,
             ["graphql"] = Version(typeof(global::GraphQL.DocumentExecuter).Assembly),
-            ["server_gc"] = System.Runtime.GCSettings.IsServerGC.ToString().ToLowerInvariant(),
             // From the runtimeconfig the process read: the same in every variant (README, Variants).
-            ["gc_dynamic_adaptation_mode"] = AppContext.GetData("System.GC.DynamicAdaptationMode")?.ToString() ?? "unset",
             ["tiered_pgo"] = AppContext.GetData("System.Runtime.TieredPGO")?.ToString() ?? "unset",
         };
+        foreach (var (key, value) in GarbageCollector())
+            loaded[key] = value;
         Console.WriteLine("testbed-loaded " + JsonSerializer.Serialize(loaded));
     }
+
+    /// <summary>
+    /// The GC as the runtime runs it, asked of the GC itself: a DOTNET_* variable overrides the
+    /// runtimeconfig.json that AppContext reports, so AppContext alone could claim a setting that is
+    /// not in force.
+    /// </summary>
+    static Dictionary<string, string> GarbageCollector()
+    {
+        var gc = GC.GetConfigurationVariables();
+        string Read(string key) => gc.TryGetValue(key, out var value) ? Convert.ToString(value, CultureInfo.InvariantCulture)! : "unset";
+        var server = GCSettings.IsServerGC;
+        var adaptation = Read("GCDynamicAdaptationMode");
+        var hardLimit = gc.TryGetValue("GCHeapHardLimit", out var limit) ? Convert.ToUInt64(limit) : 0;
+        return new()
+        {
+            ["server_gc"] = Flag(server),
+            ["gc_mode"] = server ? "server" : "workstation",
+            ["concurrent_gc"] = Read("ConcurrentGC").ToLowerInvariant(),
+            ["gc_dynamic_adaptation_mode"] = adaptation,
+            // DATAS adapts the number of Server GC heaps to the load; Workstation GC has one heap
+            // whatever the mode says.
+            ["gc_datas"] = Flag(server && adaptation == "1"),
+            // At start-up: under DATAS the count then follows the load (up to one per core).
+            ["gc_heap_count"] = Read("HeapCount"),
+            ["gc_heap_hard_limit_mb"] = hardLimit == 0 ? "none" : (hardLimit / (1024 * 1024)).ToString(CultureInfo.InvariantCulture),
+            ["gc_total_available_memory_mb"] = (GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / (1024 * 1024)).ToString(CultureInfo.InvariantCulture),
+        };
+    }
+
+    static string Flag(bool value) => value ? "true" : "false";
 
     /// <summary>Where System.Private.CoreLib was loaded from: the app's own folder when self-contained.</summary>
     static string RuntimeDirectory => Path.GetDirectoryName(typeof(object).Assembly.Location)!;

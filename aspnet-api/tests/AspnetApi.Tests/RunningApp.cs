@@ -3,6 +3,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Reflection;
 using System.Text;
+using System.Text.Json;
 
 [assembly: CollectionBehavior(DisableTestParallelization = true)]
 
@@ -136,6 +137,23 @@ public sealed class RunningAppWithControllers : RunningApp
         new Dictionary<string, string> { ["API_STYLE"] = "controllers" };
 }
 
+/// <summary>
+/// The `no-datas` variant with the environment its framework.json entry gives it, read from that
+/// file, so that the tests check the variant as the testbed runs it.
+/// </summary>
+public sealed class RunningAppWithoutDatas : RunningApp
+{
+    protected override IReadOnlyDictionary<string, string> Environment => VariantEnvironment("no-datas");
+
+    public static Dictionary<string, string> VariantEnvironment(string variant)
+    {
+        using var framework = JsonDocument.Parse(File.ReadAllText(Path.Combine(RepoRoot, "aspnet-api", "framework.json")));
+        var entry = framework.RootElement.GetProperty("variants").EnumerateArray()
+            .Single(v => v.GetProperty("name").GetString() == variant);
+        return entry.GetProperty("env").EnumerateObject().ToDictionary(p => p.Name, p => p.Value.GetString()!);
+    }
+}
+
 /// <summary>The self-contained .NET 8 publish through its apphost: the `net8` variant.</summary>
 public sealed class RunningAppOnNet8 : RunningApp
 {
@@ -158,6 +176,12 @@ public sealed class MySqlDataAppCollection : ICollectionFixture<RunningAppOnMySq
 public sealed class ControllersAppCollection : ICollectionFixture<RunningAppWithControllers>
 {
     public const string Name = "app with MVC controllers";
+}
+
+[CollectionDefinition(Name)]
+public sealed class NoDatasAppCollection : ICollectionFixture<RunningAppWithoutDatas>
+{
+    public const string Name = "app without DATAS";
 }
 
 [CollectionDefinition(Name)]

@@ -45,6 +45,37 @@ public sealed class DefaultRuntimeTests(RunningApp app)
         Assert.Equal("false", loaded["self_contained"]);
         Assert.Equal("minimal", loaded["api_style"]);
     }
+
+    [Fact]
+    public void LoadedLine_ReportsServerGcWithDatasInForce()
+    {
+        var loaded = LoadedLine.Of(app);
+        Assert.Equal(("server", "true", "1", "true"),
+            (loaded["gc_mode"], loaded["concurrent_gc"], loaded["gc_dynamic_adaptation_mode"], loaded["gc_datas"]));
+        Assert.True(int.Parse(loaded["gc_heap_count"]) >= 1);
+        Assert.Equal("none", loaded["gc_heap_hard_limit_mb"]);
+        Assert.True(long.Parse(loaded["gc_total_available_memory_mb"]) > 0);
+    }
+}
+
+/// <summary>
+/// Variant no-datas: the same build, and the GC itself says DATAS is off (the runtimeconfig.json
+/// still says 1: only the environment variable turns it off, so AppContext would not show it).
+/// </summary>
+[Collection(NoDatasAppCollection.Name)]
+public sealed class NoDatasTests(RunningAppWithoutDatas app)
+{
+    [Fact]
+    public void LoadedLine_ReportsServerGcWithoutDatas()
+    {
+        var loaded = LoadedLine.Of(app);
+        Assert.Equal(("server", "true", "0", "false"),
+            (loaded["gc_mode"], loaded["concurrent_gc"], loaded["gc_dynamic_adaptation_mode"], loaded["gc_datas"]));
+        // Without DATAS Server GC has one heap per core from the start.
+        Assert.Equal(System.Environment.ProcessorCount.ToString(), loaded["gc_heap_count"]);
+        Assert.Equal("1", LoadedLine.ConfigProperties(Path.GetDirectoryName(RunningApp.PublishedApp)!)
+            .GetProperty("System.GC.DynamicAdaptationMode").ToString());
+    }
 }
 
 /// <summary>Variant mvc: the same build, MVC controllers, and it says so.</summary>
@@ -81,7 +112,8 @@ public sealed class Net8RuntimeTests(RunningAppOnNet8 app)
         var net10 = LoadedLine.ConfigProperties(Path.GetDirectoryName(RunningApp.PublishedApp)!).ToString();
         Assert.Equal(net10, net8);
         var loaded = LoadedLine.Of(app);
-        Assert.Equal(("true", "1", "true"), (loaded["server_gc"], loaded["gc_dynamic_adaptation_mode"], loaded["tiered_pgo"]));
+        Assert.Equal(("true", "1", "true", "true"),
+            (loaded["server_gc"], loaded["gc_dynamic_adaptation_mode"], loaded["gc_datas"], loaded["tiered_pgo"]));
     }
 
     [Fact]

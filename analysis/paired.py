@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from analysis.stats import ALPHA, CONFIDENCE, Comparison, Ratio
+from analysis.stats import ALPHA, CONFIDENCE, Comparison, Ratio, interval_of
 
 TEST = "paired t on log ratios"
 
@@ -84,11 +84,11 @@ def paired(a, b) -> Paired:
         comparison = Comparison("identical ratios", 1.0, True, False, 0) if mean == 0 else \
             Comparison("", None, False, False, sign, note)
         return Paired(Ratio(value, None, None, note), comparison, n)
-    half = stats.t.ppf((1 + CONFIDENCE) / 2, n - 1) * sd / math.sqrt(n)
+    log_se = sd / math.sqrt(n)
+    low, high = interval_of(value, log_se, n - 1, CONFIDENCE)
     with warnings.catch_warnings():
         # scipy warns of precision loss when the log ratios are nearly identical; the p is still
         # right to the digits shown.
         warnings.simplefilter("ignore", RuntimeWarning)
         p = float(stats.ttest_1samp(d, 0.0).pvalue)
-    return Paired(Ratio(value, math.exp(mean - half), math.exp(mean + half)),
-                  Comparison(TEST, p, True, p < ALPHA, sign), n)
+    return Paired(Ratio(value, low, high, log_se=log_se, df=n - 1), Comparison(TEST, p, True, p < ALPHA, sign), n)

@@ -226,10 +226,11 @@ USERS_500_VS_100 = {"users": 500}, {"users": 100}
 ONE_ROW_VS_50 = {"rows": 1}, {"rows": 50}
 
 
-def rises(claim_id, summary, sources, api, first, second, metrics, words, **kw) -> Claim:
-    pairs = tuple(p for p in against(first, second, api) if kw.get("keep", lambda p: True)(p))
-    kw.pop("keep", None)
-    return Claim(claim_id, summary, sources, (api,), both_sides(pairs), kw.pop("scope"), metrics,
+def rises(claim_id, summary, sources, api, first, second, metrics, words, scope, keep=None, **kw) -> Claim:
+    """An interaction claim within one API: A/E in the `first` cells over A/E in the `second`
+    (only the pairs `keep` accepts)."""
+    pairs = tuple(p for p in against(first, second, api) if keep is None or keep(p))
+    return Claim(claim_id, summary, sources, (api,), both_sides(pairs), scope, metrics,
                  Interaction(pairs, words), **kw)
 
 

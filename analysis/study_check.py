@@ -60,6 +60,11 @@ def cells_of(claim: Claim) -> list[tuple]:
             for api in claim.apis for case in claim.cases for metric in claim.metrics]
 
 
+def named(claim: Claim, api: str, case: int, metric: str) -> str:
+    """A cell named by the study's own metric (its maximum, not our equal-count one)."""
+    return cell_name(claim, api, case, STUDY_METRICS[STUDY_METRIC[metric]][0])
+
+
 def ratio(values: dict, pair: tuple) -> float:
     a_over_e = values[pair[0]] / values[pair[1]]
     return a_over_e / (values[pair[2]] / values[pair[3]]) if len(pair) == 4 else a_over_e
@@ -75,20 +80,20 @@ def assess(claim: Claim, values: dict) -> tuple[bool, str]:
     if claim.share == AT_EXPRESS_PEAK:
         (api, case, metric, r), _ = max(zip(cells, cells_of(claim)), key=lambda c: values[c[1][3][1]])
         holds = band_outcome(band, r, r) == AGREE
-        return holds, f"Express.js peaks in {cell_name(claim, api, case, metric)}: A/E {r:.2f}"
+        return holds, f"Express.js peaks in {named(claim, api, case, metric)}: A/E {r:.2f}"
     if claim.share == PEAK:
         api, case, metric, top = max(cells, key=lambda c: c[3])
         holds = band_outcome(band, top, top) == AGREE
-        return holds, f"{span}; largest {top:.2f} ({cell_name(claim, api, case, metric)})"
+        return holds, f"{span}; largest {top:.2f} ({named(claim, api, case, metric)})"
     against = [(api, case, metric, r) for api, case, metric, r in cells
                if band_outcome(band, r, r) != AGREE]
     agree = len(cells) - len(against)
     holds = agree == len(cells) if claim.share == ALL else agree > len(cells) / 2
     text = f"{span}; {agree} of {len(cells)} cells agree"
     if against:
-        named = [f"{cell_name(claim, api, case, metric)} ({r:.2f})" for api, case, metric, r in against]
-        text += "; against: " + ", ".join(named[:LISTED]) + \
-            (f" and {len(named) - LISTED} more" if len(named) > LISTED else "")
+        listed = [f"{named(claim, api, case, metric)} ({r:.2f})" for api, case, metric, r in against]
+        text += "; against: " + ", ".join(listed[:LISTED]) + \
+            (f" and {len(listed) - LISTED} more" if len(listed) > LISTED else "")
     return holds, text
 
 

@@ -49,8 +49,11 @@ from scipy import stats
 
 from analysis.claims import ALL, ASPNET, AT_EXPRESS_PEAK, EXPRESS, MAX, MIN, PEAK, Claim, Direction, \
     Interaction, Unjudgeable
-from analysis.metrics import METRICS
-from analysis.stats import ALPHA, CONFIDENCE, interval_of, known, tost_p
+from analysis import extremes, tables
+from analysis.answer import METRICS_ANSWERED
+from analysis.load import Run
+from analysis.metrics import METRICS, STUDY_TABLES
+from analysis.stats import ALPHA, CONFIDENCE, adjust_family, interval_of, known, tost_p
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
 CANNOT_JUDGE_HERE = "cannot be judged here"
@@ -64,6 +67,22 @@ TOST_CONFIDENCE = 1 - 2 * ALPHA   # 90 %: each one-sided test at alpha
 T_TEST, TOST, INTERACTION_TEST = "t-test, significance on q", "TOST (90 % interval)", "t-test on A/E over A/E"
 # Metrics that are not summary.csv columns: the equal-count extremes of analysis.extremes.
 LABELS = {MIN: "Minimum response time (equal sample counts)", MAX: "Maximum response time (equal sample counts)"}
+
+
+# The family of tests q is computed over: every cell the report marks significant or not (the
+# answer's metrics, the study's tables' and the equal-count extremes of its min/max claims), so that
+# "significant" means the same in every table and verdict.
+Q_FAMILY = tuple(dict.fromkeys([*METRICS_ANSWERED, *(t.column for t in STUDY_TABLES), MIN, MAX]))
+
+
+def report_cells(run: Run) -> pd.DataFrame:
+    """ASP.NET Core against Express.js per api, case and metric (analysis.tables.significance) with
+    the equal-count extremes added (analysis.extremes), q beside p, and significance read off q:
+    the cells the answer, the study's tables and the verdicts read."""
+    framework = tables.significance(run)
+    cells = pd.concat([frame for frame in (framework, extremes.cells(run)) if not frame.empty] or [framework],
+                      ignore_index=True)
+    return adjust_family(cells, Q_FAMILY)
 
 
 def test_name(claim: Claim) -> str:
@@ -222,7 +241,7 @@ def judge_peak(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:
     where = {AGREE: "inside", OPPOSE: "outside", STRADDLES: "across a bound of"}[outcome]
     return verdict, (f"largest A/E {top['ratio']:.2f} ({cell_name(claim, top['api'], top['case'], top['metric'])}); "
                      f"the largest true ratio lies in {interval_text(low, high)} (simultaneous intervals "
-                     f"over {len(part)} cells, each end wrong at most {ALPHA * 100:.0f} %), {where} the band")
+                     f"over {len(part)} cell{'s' if len(part) != 1 else ''}, each end wrong at most {ALPHA * 100:.0f} %), {where} the band")
 
 
 def judge_at_express_peak(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:

@@ -8,8 +8,9 @@ from scipy import stats as scipy_stats
 from analysis import study_check
 from analysis.claims import ALL, AT_EXPRESS_PEAK, CLAIMS, MOST, PEAK, Claim, Equivalence, Interaction, \
     NonInferiority, Source, more_than, roughly
+from analysis.stats import adjust_family
 from analysis.study import load_study
-from analysis.verdicts import AGREE, CANNOT_JUDGE_HERE, INCONCLUSIVE, NOT_REPRODUCED, OPPOSE, REPRODUCED, \
+from analysis.verdicts import Q_FAMILY, AGREE, CANNOT_JUDGE_HERE, INCONCLUSIVE, NOT_REPRODUCED, OPPOSE, REPRODUCED, \
     STRADDLES, UNJUDGED, cell_outcome, judge, verdict_table, verdicts
 
 EXPRESS_LOWER = next(c for c in CLAIMS if c.id == "graphql-peak-load-express-faster")  # 14, 15, 17, 18
@@ -278,3 +279,21 @@ def test_every_verdict_records_the_cores_and_names_its_alternative_reading():
     assert table.loc[primary.id, "verdict"] == REPRODUCED and table.loc[other.id, "verdict"] == NOT_REPRODUCED
     assert table.loc[primary.id, "study_own_data"] == "supported"
     assert table.loc[other.id, "study_own_data"] == "not supported"
+
+
+# false discoveries
+
+def test_a_direction_claim_reads_significance_after_the_adjustment():
+    """Four cells each significant at p < 0.05, among sixteen others of the family at p = 0.5:
+    Benjamini-Hochberg over the twenty lifts their q above 0.05 and the claim is no longer shown;
+    four strong cells (p = 0.001) keep it."""
+    def family(p_claim):
+        claim_rows = cells(EXPRESS_LOWER, {c: SLOWER for c in (14, 15, 17, 18)}).assign(p=p_claim)
+        others = pd.concat([cells(EXPRESS_LOWER, {c: UNCLEAR for c in (1, 2, 3, 4)}).assign(metric=m, p=0.5)
+                            for m in ("p95_ms", "p99_ms", "throughput_rps", "rss_peak_mb")])
+        return adjust_family(pd.concat([claim_rows, others], ignore_index=True), Q_FAMILY)
+    weak = judge(EXPRESS_LOWER, family([0.01, 0.02, 0.03, 0.04]))
+    assert weak.verdict == INCONCLUSIVE and weak.counts["not significant"] == 4
+    assert all(math.isclose(q, 0.2) for q in weak.part["q"])  # each p · 20 / its rank: 0.01 · 20 / 1, …
+    strong = judge(EXPRESS_LOWER, family([0.001] * 4))
+    assert strong.verdict == REPRODUCED and math.isclose(strong.part["q"].max(), 0.005)

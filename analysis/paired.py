@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from analysis.stats import ALPHA, CONFIDENCE, Comparison, Ratio
+from analysis.stats import ALPHA, CONFIDENCE, Comparison, Ratio, interval_of
 
 TEST = "paired t on log ratios"
 
@@ -84,11 +84,53 @@ def paired(a, b) -> Paired:
         comparison = Comparison("identical ratios", 1.0, True, False, 0) if mean == 0 else \
             Comparison("", None, False, False, sign, note)
         return Paired(Ratio(value, None, None, note), comparison, n)
-    half = stats.t.ppf((1 + CONFIDENCE) / 2, n - 1) * sd / math.sqrt(n)
+    log_se = sd / math.sqrt(n)
+    low, high = interval_of(value, log_se, n - 1, CONFIDENCE)
     with warnings.catch_warnings():
         # scipy warns of precision loss when the log ratios are nearly identical; the p is still
         # right to the digits shown.
         warnings.simplefilter("ignore", RuntimeWarning)
         p = float(stats.ttest_1samp(d, 0.0).pvalue)
-    return Paired(Ratio(value, math.exp(mean - half), math.exp(mean + half)),
-                  Comparison(TEST, p, True, p < ALPHA, sign), n)
+    return Paired(Ratio(value, low, high, log_se=log_se, df=n - 1), Comparison(TEST, p, True, p < ALPHA, sign), n)
+
+
+# The sequential stopping rule (issue 24; Laaber et al., FSE 2020; BenchmarkDotNet's MaxRelativeError).
+# After every round each cell's 95 % interval of the ratio is computed from the per-round ratios so
+# far, and rounds continue only for the cells whose interval is still wider than the target, while
+# the time budget allows. The rule looks at the interval's width only, never at where the ratio
+# lies or whether it is significant, so it cannot steer a cell towards a verdict: a cell with noisy
+# rounds gets more of them, whichever framework is ahead.
+TARGET = 0.10       # relative half-width of the 95 % interval: exp(t · sd / sqrt n) - 1
+MIN_ROUNDS = 3      # the quick profile's rounds: every cell gets them before the rule applies
+
+
+def relative_half_width(ratios) -> float:
+    """How far, relatively, the 95 % interval of the ratio reaches from its geometric mean
+    (exp(t(0.975, n-1) · sd(log r) / sqrt n) - 1); inf with fewer than 2 rounds."""
+    d = np.log(np.asarray([r for r in ratios if np.isfinite(r) and r > 0], dtype=float))
+    if len(d) < 2:
+        return math.inf
+    return math.expm1(stats.t.ppf((1 + CONFIDENCE) / 2, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d)))
+
+
+def next_round(ratios: dict, time_left_s: float, cell_round_s: float, target: float = TARGET,
+               min_rounds: int = MIN_ROUNDS) -> list:
+    """The cells to measure once more: each cell's per-round ratios so far (key -> list), the time
+    the budget has left, and what one more round of one cell costs. A cell needs another round
+    while it has fewer than `min_rounds` or its interval is wider than `target`; when the time
+    left cannot pay for all of those, the widest go first (they gain most from a round). An empty
+    list: stop, every cell either met the target or the budget is spent."""
+    wanted = sorted(((len(r) >= min_rounds, -relative_half_width(r), i, key)
+                     for i, (key, r) in enumerate(ratios.items())
+                     if len(r) < min_rounds or relative_half_width(r) > target))
+    affordable = max(0, int(time_left_s // cell_round_s)) if cell_round_s > 0 else len(wanted)
+    return [key for *_, key in wanted[:affordable]]
+
+
+def stopped(ratios, target: float = TARGET) -> str:
+    """Why a cell's rounds ended, for the manifest and the report."""
+    width = relative_half_width(ratios)
+    n = len(ratios)
+    if width <= target:
+        return f"met the target after {n} rounds (±{width * 100:.1f} %)"
+    return f"budget spent after {n} rounds (±{width * 100:.1f} %, target ±{target * 100:.0f} %)"

@@ -83,7 +83,7 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     figs, tabs = out / "figures", out / "tables"
     figs.mkdir(parents=True)
     tabs.mkdir()
-    agg, sig = tables.aggregate(run), tables.significance(run)
+    agg, sig = tables.aggregate(run), verdicts.report_cells(run)
     if agg.empty:
         raise ResultFileError(run.dir / "summary.csv", "has no iteration with status ok")
     # The study's sections compare the two default arms, aspnet and express, and nothing else: a
@@ -92,7 +92,7 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     study = load_study()
     side = replication.side_by_side(study_agg, run.cores, study)
     ratios = replication.ratios(side)
-    results = verdicts.verdicts(CLAIMS, sig, tables.unmeasured(run))
+    results = verdicts.verdicts(CLAIMS, sig, tables.unmeasured(run), run.cores)
     checks = study_check.checks(CLAIMS, study)
     status, problems = tables.run_status(run), tables.problems(run)
     answers = answer.answer(run, sig)
@@ -516,7 +516,8 @@ def scope_text(claim) -> str:
 
 def tested_as(claim) -> str:
     share = {"all": "in every cell", "most": "in more than half of the cells",
-             "peak": "for the largest ratio of the cells"}[claim.share]
+             "peak": "for the largest ratio of the cells",
+             "where Express.js peaks": "in the case where Express.js's value is highest"}[claim.share]
     return f"{claim.test.describe()}, {share}"
 
 

@@ -16,7 +16,22 @@ Ratio of two frameworks' means (what the study's claims are judged on, analysis.
 interval of mean(a) / mean(b) for independent groups, by the delta method on the log scale with
 Welch-Satterthwaite degrees of freedom. On the log scale the interval stays positive and is the
 same whichever framework is the numerator (b/a's interval is 1/high to 1/low). n < 2 in either
-group, a mean that is not positive, or no variation at all: no interval.
+group, a mean that is not positive, or no variation at all: no interval. The ratio keeps its
+standard error on the log scale and its degrees of freedom, so any other interval can be drawn from
+it (`Ratio.interval`): the 90 % interval of the equivalence tests, the Bonferroni intervals of the
+peak rule (analysis.verdicts).
+
+Equivalence by two one-sided tests (TOST, Schuirmann 1987): a ratio lies inside a band (lo, hi) at
+alpha 0.05 when both one-sided tests reject, "at or below lo" and "at or above hi", each at 0.05.
+That is exactly when the 90 % interval (1 - 2 alpha) lies inside the band; its p is the larger of
+the two one-sided p's (`tost_p`). An open side (lo = 0 or hi = inf) is one one-sided test: the
+non-inferiority test.
+
+Many comparisons. The report marks dozens of cells at alpha 0.05 each, so some would come out
+significant by chance alone. `benjamini_hochberg` turns the family's p's into q's (adjusted p's,
+Benjamini and Hochberg 1995): calling significant every cell with q < 0.05 keeps the expected share
+of false discoveries among them at or below 5 %, whether the cells are independent or positively
+correlated (Benjamini and Yekutieli 2001), as cells measured in the same rounds are.
 """
 import math
 import warnings
@@ -99,9 +114,54 @@ def compare(a, b) -> Comparison:
 @dataclass(frozen=True)
 class Ratio:
     value: float         # mean(a) / mean(b); inf when only b's mean is 0, nan when it cannot be formed
-    low: float | None    # None when there is no interval
+    low: float | None    # the 95 % interval; None when there is none
     high: float | None
     reason: str = ""     # why there is no interval
+    log_se: float | None = None  # standard error of log(value), with `df` degrees of freedom
+    df: float | None = None
+
+    def interval(self, confidence: float) -> tuple[float, float] | tuple[None, None]:
+        return interval_of(self.value, self.log_se, self.df, confidence)
+
+
+def interval_of(value, log_se, df, confidence: float):
+    """The two-sided t interval of a ratio at `confidence`, from its log-scale standard error."""
+    if not known(log_se) or not known(df) or not value > 0:
+        return None, None
+    half = stats.t.ppf((1 + confidence) / 2, df) * log_se
+    return value * math.exp(-half), value * math.exp(half)
+
+
+def known(x) -> bool:
+    return x is not None and not (isinstance(x, float) and math.isnan(x))
+
+
+def tost_p(value, log_se, df, band: tuple[float, float]) -> float | None:
+    """TOST's p that the ratio lies inside the open band: the larger one-sided p (an infinite or
+    zero bound is no test, p 0). None without a standard error."""
+    if not known(log_se) or not known(df) or not value > 0 or log_se <= 0:
+        return None
+    low, high = band
+    d = math.log(value)
+    p_low = 0.0 if low <= 0 else float(stats.t.sf((d - math.log(low)) / log_se, df))
+    p_high = 0.0 if math.isinf(high) else float(stats.t.sf((math.log(high) - d) / log_se, df))
+    return max(p_low, p_high)
+
+
+def benjamini_hochberg(p) -> np.ndarray:
+    """Adjusted p's (q) in the order given; NaN stays NaN and is not counted in the family.
+    q_(i) = min over j >= i of p_(j) * m / j, capped at 1 (the step-up procedure)."""
+    p = np.asarray(p, dtype=float)
+    q = np.full(p.shape, np.nan)
+    present = ~np.isnan(p)
+    m = int(present.sum())
+    if m == 0:
+        return q
+    order = np.argsort(p[present])
+    ranked = p[present][order] * m / np.arange(1, m + 1)
+    adjusted = np.minimum.accumulate(ranked[::-1])[::-1].clip(max=1.0)
+    q[np.flatnonzero(present)[order]] = adjusted
+    return q
 
 
 def ratio_of_means(a, b) -> Ratio:
@@ -122,5 +182,26 @@ def ratio_of_means(a, b) -> Ratio:
     if rel_a + rel_b == 0:
         return Ratio(value, None, None, "no variation across iterations")
     df = (rel_a + rel_b) ** 2 / (rel_a ** 2 / (len(a) - 1) + rel_b ** 2 / (len(b) - 1))
-    half = stats.t.ppf((1 + CONFIDENCE) / 2, df) * math.sqrt(rel_a + rel_b)
-    return Ratio(value, value * math.exp(-half), value * math.exp(half))
+    log_se = math.sqrt(rel_a + rel_b)
+    low, high = interval_of(value, log_se, df, CONFIDENCE)
+    return Ratio(value, low, high, log_se=log_se, df=df)
+
+
+def adjust_family(cells, metrics):
+    """A comparison table (analysis.tables) with `q` beside `p`, over the family of its judged cells
+    whose metric is in `metrics`, and `significant` read off q; cells outside the family keep their
+    p-based flag and no q. The `result` text gains the q, or says when the adjustment undid a
+    significant p."""
+    cells = cells.copy()
+    family = cells["metric"].isin(metrics) & cells["judged"].astype(bool) & cells["p"].notna()
+    cells["q"] = np.nan
+    cells.loc[family, "q"] = benjamini_hochberg(cells.loc[family, "p"])
+    undone = family & cells["significant"].astype(bool) & ~(cells["q"] < ALPHA)
+    cells.loc[family, "significant"] = cells.loc[family, "q"] < ALPHA
+    if "result" in cells:
+        cells.loc[family, "result"] = [
+            f"not significant after adjustment (p={p:.3g}, q={q:.3g})" if off else
+            text.replace(f"p={p:.3g})", f"p={p:.3g}, q={q:.3g})")
+            for text, p, q, off in zip(cells.loc[family, "result"], cells.loc[family, "p"],
+                                       cells.loc[family, "q"], undone[family])]
+    return cells

@@ -6,6 +6,13 @@ the band for "all", more than half for "most", the largest ratio for "peak"), no
 otherwise. The study published no intervals, so this says what its numbers show, not whether the
 differences were significant. It lets a reader tell "did not reproduce" from "was never supported".
 
+Our readings of the metrics map onto the study's published ones: CPU claims (judged here on the
+mean) are checked on its peak CPU, the only CPU it published; minimum and maximum (judged here on
+equal sample counts) on its minimum and maximum. An interaction is checked on the published A/E of
+its two cells, a claim "where Express.js peaks" on the case with Express.js's largest published
+value. A claim this testbed cannot judge is checked on the study's tables all the same when it is
+a ratio claim; one that is not a ratio (Unjudgeable) is "not checked".
+
 Values whose transcription is uncertain (analysis.study.READINGS) are checked under every reading;
 a claim that rests on one says so, and says whether the reading changes the result.
 """
@@ -14,12 +21,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.claims import ALL, NAMES, PEAK, Claim
+from analysis.claims import ALL, AT_EXPRESS_PEAK, CPU, MAX, MIN, NAMES, PEAK, Claim, Interaction, Unjudgeable
 from analysis.metrics import PAIR
 from analysis.study import READINGS, STUDY_METRIC_OF, STUDY_METRICS
 from analysis.verdicts import AGREE, API_NAMES, band_outcome, cell_name, metric_words
 
 SUPPORTED, NOT_SUPPORTED, DEPENDS = "supported", "not supported", "depends on the transcription"
+NOT_CHECKED = "not checked"
+# Our metric -> the study's published one it is checked against.
+STUDY_METRIC = {**STUDY_METRIC_OF, CPU: "cpu_peak_pct", MIN: "rt_min_ms", MAX: "rt_max_ms"}
 LISTED = 8  # cells against a claim named in its detail; the rest are counted
 
 
@@ -36,31 +46,54 @@ def published(study: pd.DataFrame) -> dict:
     return {(r.api, r.case, r.framework, r.metric): r.value for r in study.itertuples()}
 
 
+def keys(api: str, case: int, metric: str) -> tuple:
+    return tuple((api, case, framework, STUDY_METRIC[metric]) for framework in PAIR)
+
+
 def cells_of(claim: Claim) -> list[tuple]:
-    """Per cell: api, case, our metric, and the keys of its two published values (aspnet, express)."""
-    return [(api, case, metric, tuple((api, case, framework, STUDY_METRIC_OF[metric]) for framework in PAIR))
+    """Per cell: api, case, our metric, and the keys of the published values its ratio is made of:
+    (aspnet, express), and for an interaction the second cell's (aspnet, express) after them."""
+    if isinstance(claim.test, Interaction):
+        return [(api, case, metric, keys(api, case, metric) + keys(v_api, v_case, metric))
+                for (api, case), (v_api, v_case) in claim.test.pairs for metric in claim.metrics]
+    return [(api, case, metric, keys(api, case, metric))
             for api in claim.apis for case in claim.cases for metric in claim.metrics]
+
+
+def named(claim: Claim, api: str, case: int, metric: str) -> str:
+    """A cell named by the study's own metric (its maximum, not our equal-count one)."""
+    return cell_name(claim, api, case, STUDY_METRICS[STUDY_METRIC[metric]][0])
+
+
+def ratio(values: dict, pair: tuple) -> float:
+    a_over_e = values[pair[0]] / values[pair[1]]
+    return a_over_e / (values[pair[2]] / values[pair[3]]) if len(pair) == 4 else a_over_e
 
 
 def assess(claim: Claim, values: dict) -> tuple[bool, str]:
     """Does the claim hold on these values? And the ratios that say so."""
-    cells = [(api, case, metric, values[a] / values[e]) for api, case, metric, (a, e) in cells_of(claim)]
+    cells = [(api, case, metric, ratio(values, pair)) for api, case, metric, pair in cells_of(claim)]
     band = claim.test.band()
     ratios = [r for *_, r in cells]
-    span = f"A/E {min(ratios):.2f}" + (f" to {max(ratios):.2f}" if len(ratios) > 1 else "")
+    what = "(A/E) / (A/E)" if isinstance(claim.test, Interaction) else "A/E"
+    span = f"{what} {min(ratios):.2f}" + (f" to {max(ratios):.2f}" if len(ratios) > 1 else "")
+    if claim.share == AT_EXPRESS_PEAK:
+        (api, case, metric, r), _ = max(zip(cells, cells_of(claim)), key=lambda c: values[c[1][3][1]])
+        holds = band_outcome(band, r, r) == AGREE
+        return holds, f"Express.js peaks in {named(claim, api, case, metric)}: A/E {r:.2f}"
     if claim.share == PEAK:
         api, case, metric, top = max(cells, key=lambda c: c[3])
         holds = band_outcome(band, top, top) == AGREE
-        return holds, f"{span}; largest {top:.2f} ({cell_name(claim, api, case, metric)})"
+        return holds, f"{span}; largest {top:.2f} ({named(claim, api, case, metric)})"
     against = [(api, case, metric, r) for api, case, metric, r in cells
                if band_outcome(band, r, r) != AGREE]
     agree = len(cells) - len(against)
     holds = agree == len(cells) if claim.share == ALL else agree > len(cells) / 2
     text = f"{span}; {agree} of {len(cells)} cells agree"
     if against:
-        named = [f"{cell_name(claim, api, case, metric)} ({r:.2f})" for api, case, metric, r in against]
-        text += "; against: " + ", ".join(named[:LISTED]) + \
-            (f" and {len(named) - LISTED} more" if len(named) > LISTED else "")
+        listed = [f"{named(claim, api, case, metric)} ({r:.2f})" for api, case, metric, r in against]
+        text += "; against: " + ", ".join(listed[:LISTED]) + \
+            (f" and {len(listed) - LISTED} more" if len(listed) > LISTED else "")
     return holds, text
 
 
@@ -70,6 +103,8 @@ def value_name(key: tuple) -> str:
 
 
 def check(claim: Claim, study: pd.DataFrame) -> StudyCheck:
+    if isinstance(claim.test, Unjudgeable):
+        return StudyCheck(claim, NOT_CHECKED, "not a ratio of the two frameworks", "")
     values = published(study)
     uncertain = sorted({key for *_, pair in cells_of(claim) for key in pair if key in READINGS})
     varying = [key for key in uncertain if len(READINGS[key]) > 1]

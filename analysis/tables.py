@@ -34,10 +34,11 @@ def aggregate(run: Run) -> pd.DataFrame:
 
 SIGNIFICANCE_COLUMNS = ["api", *CASE_COLUMNS, "metric", *(f"{f}_mean" for f in PAIR),
                         *(f"{f}_n" for f in PAIR), "pairs", "test", "p", "judged", "significant", "sign", "result", "ratio",
-                        "ratio_low", "ratio_high", "ratio_note"]
+                        "ratio_low", "ratio_high", "ratio_note", "log_se", "df"]
 # compare_arms's columns: a is the numerator, b the denominator.
 COMPARISON_COLUMNS = ["api", *CASE_COLUMNS, "metric", "a_mean", "b_mean", "a_n", "b_n", "pairs", "test", "p",
-                      "judged", "significant", "sign", "result", "ratio", "ratio_low", "ratio_high", "ratio_note"]
+                      "judged", "significant", "sign", "result", "ratio", "ratio_low", "ratio_high", "ratio_note",
+                      "log_se", "df"]
 
 
 def significance(run: Run) -> pd.DataFrame:
@@ -72,7 +73,7 @@ def compare_arms(run: Run, a_name: str, b_name: str) -> pd.DataFrame:
                             "significant": c.significant, "sign": c.sign,
                             "result": c.describe(run.display_name(a_name), run.display_name(b_name)),
                             "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high,
-                            "ratio_note": r.reason})
+                            "ratio_note": r.reason, "log_se": r.log_se, "df": r.df})
     return pd.DataFrame.from_records(records, columns=COMPARISON_COLUMNS)
 
 

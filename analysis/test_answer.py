@@ -129,12 +129,16 @@ def test_the_appendix_is_last_and_sorted(report):
 
 def test_no_claim_is_inconclusive_for_lack_of_rounds(report):
     verdicts = pd.read_csv(report / "tables" / "verdicts.csv")
-    assert set(verdicts["verdict"]) <= {"reproduced", "not reproduced", "inconclusive"}
-    assert not verdicts["explanation"].str.contains("cannot be judged|n=1|iteration").any()
-    assert (verdicts["cannot_be_judged"] == 0).all()
+    # claims that need more than this testbed has (4 cores, another protocol) say so, whatever the rounds
+    here = verdicts[verdicts["verdict"] != "cannot be judged here"]
+    assert set(verdicts["verdict"]) - set(here["verdict"]) == {"cannot be judged here"}
+    assert set(here["verdict"]) <= {"reproduced", "not reproduced", "inconclusive"}
+    assert not here["explanation"].str.contains("cannot be judged|n=1|iteration").any()
+    assert (verdicts["cannot_be_judged"] == 0).all() and set(verdicts["rounds"].dropna().astype(str)) <= {"2", "3", "2-3"}
     row = verdicts.set_index("claim").loc["rest-cpu-aspnet-higher"]
+    # "much higher": above 1.1 by TOST's 90 % interval; case 7's [0.98, 1.09] lies below it
     assert row["verdict"] == "inconclusive" and row["explanation"].startswith(
-        "3 not significant; not significant: case 1 (A/E 1.11 [0.86, 1.43])")
+        "1 oppose, 2 straddles a bound; opposite: case 7 (A/E 1.03 [0.98, 1.09])")
     cells = pd.read_csv(report / "tables" / "claim_cells.csv")
     assert set(cells[cells["claim"] == "rest-cpu-aspnet-higher"]["case"]) == {1, 7, 18}
 

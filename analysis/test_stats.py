@@ -3,7 +3,11 @@ import statistics
 
 from scipy import stats as scipy_stats
 
-from analysis.stats import Ratio, compare, interval, mwu_can_reach_alpha, ratio_of_means
+import numpy as np
+import pandas as pd
+
+from analysis.stats import Ratio, adjust_family, benjamini_hochberg, compare, interval, mwu_can_reach_alpha, \
+    ratio_of_means, tost_p
 
 
 def test_interval_is_the_t_interval_of_the_mean():
@@ -88,3 +92,64 @@ def test_ratio_without_interval():
     assert ratio_of_means([2.0, 2.0], [4.0, 4.0]).reason == "no variation across iterations"
     zero = ratio_of_means([1.0, 2.0], [0.0, 0.0])
     assert math.isinf(zero.value) and zero.low is None and zero.reason == "a mean of zero"
+
+
+# equivalence by two one-sided tests
+
+def test_tost_decides_equivalent_when_the_90_percent_interval_is_inside_the_margin():
+    # log ratio 0.02 with standard error 0.02 on 9 df: the 90 % interval exp(0.02 ± 1.833 · 0.02)
+    # is [0.983, 1.058], inside (1/1.1, 1.1), while the 95 % interval [0.975, 1.067] would be too
+    ratio = Ratio(math.exp(0.02), None, None, log_se=0.02, df=9)
+    low, high = ratio.interval(0.90)
+    t90 = scipy_stats.t.ppf(0.95, 9)
+    assert math.isclose(low, math.exp(0.02 - t90 * 0.02)) and math.isclose(high, math.exp(0.02 + t90 * 0.02))
+    band = (1 / 1.1, 1.1)
+    p = tost_p(ratio.value, 0.02, 9, band)
+    # the binding side is the upper margin: t = (log 1.1 - 0.02) / 0.02
+    assert math.isclose(p, scipy_stats.t.sf((math.log(1.1) - 0.02) / 0.02, 9)) and p < 0.05
+    assert band[0] < low and high < band[1]
+
+
+def test_tost_does_not_decide_equivalent_when_the_interval_reaches_the_margin():
+    # the same ratio on 2 df (three rounds) and a wider spread: the 90 % interval reaches past 1.1
+    ratio = Ratio(math.exp(0.02), None, None, log_se=0.05, df=2)
+    low, high = ratio.interval(0.90)
+    assert high > 1.1
+    assert tost_p(ratio.value, 0.05, 2, (1 / 1.1, 1.1)) > 0.05
+
+
+def test_tost_with_an_open_side_is_the_one_sided_non_inferiority_test():
+    p = tost_p(0.95, 0.02, 5, (1 / 1.1, math.inf))
+    assert math.isclose(p, scipy_stats.t.sf((math.log(0.95) - math.log(1 / 1.1)) / 0.02, 5))
+    assert tost_p(0.95, None, None, (1 / 1.1, math.inf)) is None
+
+
+def test_ratio_of_means_keeps_the_standard_error_of_its_interval():
+    r = ratio_of_means([10.0, 12.0, 11.0], [5.0, 6.0, 5.5])
+    assert all(math.isclose(x, y) for x, y in zip(r.interval(0.95), (r.low, r.high)))
+    low90, high90 = r.interval(0.90)
+    assert r.low < low90 < r.value < high90 < r.high
+
+
+# false discoveries
+
+def test_benjamini_hochberg_matches_the_step_up_procedure_by_hand():
+    # m = 4: p's sorted 0.01, 0.02, 0.03, 0.5 -> 0.04, 0.04, 0.04, 0.5 (each the min of p·m/rank onward)
+    q = benjamini_hochberg([0.03, 0.5, 0.01, float("nan"), 0.02])
+    assert np.allclose(q[[0, 1, 2, 4]], [0.04, 0.5, 0.04, 0.04]) and math.isnan(q[3])
+
+
+def test_adjustment_keeps_a_strong_cell_and_undoes_a_chance_one():
+    cells = pd.DataFrame({
+        "metric": ["mean_ms"] * 10 + ["p50_ms"],
+        "p": [0.001, 0.04] + [0.5] * 8 + [0.04],
+        "judged": [True] * 11, "significant": [True, True] + [False] * 8 + [True],
+        "result": ["A lower (p=0.001)", "A lower (p=0.04)"] + ["not significant (p=0.5)"] * 8 + ["A lower (p=0.04)"]})
+    adjusted = adjust_family(cells, {"mean_ms"})
+    # q = 0.001 · 10 = 0.01 stays significant; 0.04 · 10 / 2 = 0.2 does not
+    assert math.isclose(adjusted["q"][0], 0.01) and adjusted["significant"][0]
+    assert math.isclose(adjusted["q"][1], 0.2) and not adjusted["significant"][1]
+    assert adjusted["result"][0] == "A lower (p=0.001, q=0.01)"
+    assert adjusted["result"][1] == "not significant after adjustment (p=0.04, q=0.2)"
+    # outside the family: untouched, no q
+    assert adjusted["significant"][10] and math.isnan(adjusted["q"][10])

@@ -3,11 +3,15 @@ interval touches a bound."""
 import math
 
 import pandas as pd
+from scipy import stats as scipy_stats
 
-from analysis.claims import ALL, CLAIMS, MOST, PEAK, Claim, Equivalence, NonInferiority, Source, \
-    more_than, roughly
-from analysis.verdicts import AGREE, INCONCLUSIVE, NOT_REPRODUCED, OPPOSE, REPRODUCED, STRADDLES, \
-    UNJUDGED, cell_outcome, judge
+from analysis import study_check
+from analysis.claims import ALL, AT_EXPRESS_PEAK, CLAIMS, MOST, PEAK, Claim, Equivalence, Interaction, \
+    NonInferiority, Source, more_than, roughly
+from analysis.stats import adjust_family
+from analysis.study import load_study
+from analysis.verdicts import Q_FAMILY, AGREE, CANNOT_JUDGE_HERE, INCONCLUSIVE, NOT_REPRODUCED, OPPOSE, REPRODUCED, \
+    STRADDLES, UNJUDGED, cell_outcome, judge, verdict_table, verdicts
 
 EXPRESS_LOWER = next(c for c in CLAIMS if c.id == "graphql-peak-load-express-faster")  # 14, 15, 17, 18
 
@@ -17,12 +21,22 @@ def crafted(test, share=ALL, cases=(1, 2, 3, 4)) -> Claim:
                  cases, "crafted cases", ("mean_ms",), test, share)
 
 
+DF = 2  # three rounds
+
+
+def log_se(low, high) -> float:
+    """The standard error on the log scale of a 95 % interval [low, high] on DF degrees of freedom."""
+    return math.log(high / low) / (2 * scipy_stats.t.ppf(0.975, DF))
+
+
 def cells(claim: Claim, values: dict) -> pd.DataFrame:
-    """values: {case: (ratio, low, high, significant)}; low None = no interval; significant None =
-    not judged."""
+    """values: {case: (ratio, low, high, significant)}, low and high the 95 % interval; low None =
+    no interval; significant None = not judged. Band claims read the 90 % interval drawn from the
+    same standard error around the ratio."""
     return pd.DataFrame.from_records([{
         "api": claim.apis[0], "case": case, "metric": claim.metrics[0], "ratio": ratio,
-        "ratio_low": low, "ratio_high": high, "judged": significant is not None,
+        "ratio_low": low, "ratio_high": high, "log_se": log_se(low, high) if low is not None else None,
+        "df": DF if low is not None else None, "judged": significant is not None,
         "significant": bool(significant), "ratio_note": "" if low is not None else "n=1 iteration"}
         for case, (ratio, low, high, significant) in values.items()])
 
@@ -116,8 +130,23 @@ def test_equivalence_claim():
     inside, outside = (1.0, 0.9, 1.1, False), (1.5, 1.3, 1.7, True)
     assert judge(claim, cells(claim, {c: inside for c in (1, 2, 3, 4)})).verdict == REPRODUCED
     assert judge(claim, cells(claim, {1: inside, 2: inside, 3: outside, 4: outside})).verdict == NOT_REPRODUCED
-    touching = judge(claim, cells(claim, {1: inside, 2: inside, 3: inside, 4: (0.9, 0.8, 1.0, False)}))
-    assert touching.verdict == INCONCLUSIVE and touching.counts[STRADDLES] == 1
+    across = judge(claim, cells(claim, {1: inside, 2: inside, 3: inside, 4: (0.9, 0.7, 1.16, False)}))
+    assert across.verdict == INCONCLUSIVE and across.counts[STRADDLES] == 1
+
+
+def test_tost_reads_the_90_percent_interval_so_a_95_percent_one_touching_the_margin_can_be_equivalent():
+    claim = crafted(Equivalence(0.25), cases=(1,))
+    # 95 % interval [0.8, 1.0125] around 0.9 touches 0.8; the 90 % interval, t(0.95, 2) / t(0.975, 2)
+    # = 0.68 as wide on the log scale, is [0.83, 0.97], inside (0.8, 1.25): TOST says equivalent
+    ratio = math.sqrt(0.8 * 1.0125)
+    v = judge(claim, cells(claim, {1: (ratio, 0.8, 1.0125, False)}))
+    assert v.verdict == REPRODUCED
+    row = v.part.iloc[0]
+    assert 0.8 < row["test_low"] and row["test_high"] < 1.0125 and row["test"] == "TOST (90 % interval)"
+    assert row["test_p"] < 0.05
+    # twice the spread: the 90 % interval reaches past 0.8 too, and TOST's p is above 0.05
+    v = judge(claim, cells(claim, {1: (ratio, ratio / (ratio / 0.8) ** 2, ratio * (ratio / 0.8) ** 2, False)}))
+    assert v.verdict == INCONCLUSIVE and v.part.iloc[0]["test_p"] > 0.05
 
 
 # non-inferiority: Express.js at most 25 % above ASP.NET Core, A/E > 0.8
@@ -161,15 +190,110 @@ def test_roughly_is_a_band_of_the_margin_either_side():
 def test_peak_is_judged_on_the_largest_ratio():
     claim = crafted(roughly(3.6, "up to 3.6x"), PEAK)
     low, _ = claim.test.band()
-    small, peak = (2.2, 2.0, 2.5, True), (3.6, 3.4, 3.8, True)
+    small, peak = (2.2, 2.0, 2.5, True), (3.6, 3.45, 3.75, True)
     v = judge(claim, cells(claim, {1: small, 2: small, 3: small, 4: peak}))
     assert v.verdict == REPRODUCED and "largest A/E 3.60 (case 4)" in v.explanation
     # another cell's upper end raises the largest ratio's: it may lie above the band
     wide = (3.5, 3.3, 4.2, True)
     v = judge(claim, cells(claim, {1: small, 2: small, 3: wide, 4: peak}))
-    assert v.verdict == INCONCLUSIVE and "[3.40, 4.20]" in v.explanation
+    assert v.verdict == INCONCLUSIVE and "across a bound" in v.explanation
     assert judge(claim, cells(claim, {c: small for c in (1, 2, 3, 4)})).verdict == NOT_REPRODUCED
-    touching = (3.5, low, 3.7, True)
-    assert judge(claim, cells(claim, {1: small, 2: touching})).verdict == INCONCLUSIVE
     v = judge(claim, cells(claim, {1: peak, 2: ONE_ITERATION}))
     assert v.verdict == INCONCLUSIVE and "1 of 2 cells have none (n=1 iteration)" in v.explanation
+
+
+def test_the_peak_reads_simultaneous_intervals_that_widen_with_the_cells():
+    """Bonferroni: with k cells each interval is at 1 - 0.10 / k, so that the largest true ratio
+    lies in [largest lower end, largest upper end] with each end wrong at most 5 %."""
+    claim = crafted(roughly(3.6, "up to 3.6x"), PEAK)
+    peak = (3.6, 3.3, 3.93, True)
+    alone = judge(claim, cells(claim, {4: peak}))
+    one = alone.part.iloc[0]
+    se = log_se(3.3, 3.93)
+    t = scipy_stats.t.ppf(0.95, DF)          # one cell: the TOST interval
+    assert math.isclose(one["test_low"], 3.6 * math.exp(-t * se))
+    assert alone.verdict == REPRODUCED
+    among = judge(claim, cells(claim, {1: (1.0, 0.9, 1.1, False), 2: (1.0, 0.9, 1.1, False),
+                                       3: (1.0, 0.9, 1.1, False), 4: peak}))
+    t4 = scipy_stats.t.ppf(1 - 0.05 / 4, DF)  # four cells: each at 97.5 %
+    top = among.part.set_index("case").loc[4]
+    assert math.isclose(top["test_low"], 3.6 * math.exp(-t4 * se))
+    assert among.verdict == INCONCLUSIVE      # the same peak among four cells no longer decides
+
+
+# interactions
+
+def test_an_interaction_compares_the_ratio_of_two_cells():
+    claim = Claim("rises", "rises more with rows", (Source((1, 1), "Abstract", "x"),), ("rest",), (1, 3),
+                  "3 against 1", ("mean_ms",), Interaction(((("rest", 3), ("rest", 1)),), "rises more"))
+    grows = cells(claim, {1: (0.8, 0.75, 0.85, True), 3: (1.5, 1.4, 1.6, True)}).assign(api="rest")
+    v = judge(claim, grows)
+    row = v.part.iloc[0]
+    assert v.verdict == REPRODUCED and math.isclose(row["ratio"], 1.5 / 0.8) and row["versus"] == "case 1"
+    # the combined standard error of two independent log ratios
+    assert math.isclose(row["log_se"], math.hypot(log_se(0.75, 0.85), log_se(1.4, 1.6)))
+    flat = cells(claim, {1: (1.0, 0.7, 1.4, False), 3: (1.05, 0.75, 1.45, False)}).assign(api="rest")
+    v = judge(claim, flat)
+    assert v.verdict == INCONCLUSIVE and v.counts["not significant"] == 1
+    assert "case 3 against case 1" in v.explanation
+
+
+def test_where_express_peaks_is_judged_on_that_cell_alone():
+    claim = crafted(roughly(3.3, "3.3x"), AT_EXPRESS_PEAK)
+    rows = cells(claim, {1: (2.0, 1.9, 2.1, True), 2: (3.3, 3.2, 3.4, True)})
+    v = judge(claim, rows.assign(express_mean=[100.0, 200.0]))
+    assert v.verdict == REPRODUCED and v.explanation.startswith("Express.js peaks in case 2: A/E 3.30")
+    v = judge(claim, rows.assign(express_mean=[300.0, 200.0]))
+    assert v.verdict == NOT_REPRODUCED
+
+
+# what this machine cannot judge
+
+def test_a_claim_needing_more_cores_cannot_be_judged_here_and_says_what_it_needs():
+    claim = next(c for c in CLAIMS if c.id == "graphql-cpu-more-than-double")
+    above = cells(claim, {c: (2.4, 2.2, 2.6, True) for c in claim.cases})
+    on_two = judge(claim, above, cores=2)
+    assert on_two.verdict == CANNOT_JUDGE_HERE and on_two.cores == 2
+    assert on_two.explanation == ("cannot be judged here: needs a machine with 4 cores, as the study's "
+                                  "(this run's has 2)")
+    assert judge(claim, above, cores=4).verdict == REPRODUCED
+
+
+def test_a_claim_no_run_here_can_test_is_never_not_reproduced():
+    claim = next(c for c in CLAIMS if c.id == "graphql-memory-grows-across-iterations")
+    v = judge(claim, cells(claim, {c: (3.0, 2.9, 3.1, True) for c in claim.cases}), cores=16)
+    assert v.verdict == CANNOT_JUDGE_HERE and "one ASP.NET Core process kept running" in v.explanation
+
+
+def test_every_verdict_records_the_cores_and_names_its_alternative_reading():
+    primary = next(c for c in CLAIMS if c.id == "rest-lower-load-aspnet-faster")
+    other = next(c for c in CLAIMS if c.alternative_of == primary.id)
+    rows = pd.concat([cells(primary, {c: FASTER for c in primary.cases}).assign(api="rest"),
+                      cells(other, {c: SLOWER for c in (2, 3, 5, 6)}).assign(api="rest")])
+    rows = rows.drop_duplicates(["api", "case", "metric"])
+    results = verdicts([primary, other], rows, cores=2)
+    checks = study_check.checks([primary, other], load_study())
+    table = verdict_table(results, checks).set_index("claim")
+    assert list(table["cores"]) == [2, 2]
+    assert table.loc[other.id, "alternative_of"] == primary.id
+    assert table.loc[primary.id, "verdict"] == REPRODUCED and table.loc[other.id, "verdict"] == NOT_REPRODUCED
+    assert table.loc[primary.id, "study_own_data"] == "supported"
+    assert table.loc[other.id, "study_own_data"] == "not supported"
+
+
+# false discoveries
+
+def test_a_direction_claim_reads_significance_after_the_adjustment():
+    """Four cells each significant at p < 0.05, among sixteen others of the family at p = 0.5:
+    Benjamini-Hochberg over the twenty lifts their q above 0.05 and the claim is no longer shown;
+    four strong cells (p = 0.001) keep it."""
+    def family(p_claim):
+        claim_rows = cells(EXPRESS_LOWER, {c: SLOWER for c in (14, 15, 17, 18)}).assign(p=p_claim)
+        others = pd.concat([cells(EXPRESS_LOWER, {c: UNCLEAR for c in (1, 2, 3, 4)}).assign(metric=m, p=0.5)
+                            for m in ("p95_ms", "p99_ms", "throughput_rps", "rss_peak_mb")])
+        return adjust_family(pd.concat([claim_rows, others], ignore_index=True), Q_FAMILY)
+    weak = judge(EXPRESS_LOWER, family([0.01, 0.02, 0.03, 0.04]))
+    assert weak.verdict == INCONCLUSIVE and weak.counts["not significant"] == 4
+    assert all(math.isclose(q, 0.2) for q in weak.part["q"])  # each p · 20 / its rank: 0.01 · 20 / 1, …
+    strong = judge(EXPRESS_LOWER, family([0.001] * 4))
+    assert strong.verdict == REPRODUCED and math.isclose(strong.part["q"].max(), 0.005)

@@ -1,44 +1,98 @@
 """Our run's verdict on each of the study's claims (analysis.claims).
 
-Input, one row per cell (api, case, metric): `ratio` = mean(ASP.NET Core) / mean(Express.js), its
-95 % interval `ratio_low`/`ratio_high` (empty when there is none, `ratio_note` says why) and a
-significance flag (`judged`, `significant`). How the interval was computed is not this module's
-concern: analysis.tables.significance fills the columns from the paired rounds when the run has
-them (analysis.paired), otherwise from independent groups of iterations (analysis.stats).
+Input, one row per cell (api, case, metric): `ratio` = ASP.NET Core / Express.js, its 95 % interval
+`ratio_low`/`ratio_high` (empty when there is none, `ratio_note` says why), the standard error of
+log(ratio) with its degrees of freedom (`log_se`, `df`; from them any other interval is drawn), `p`,
+`q` (Benjamini-Hochberg over the report's family, analysis.stats.adjust_family) and `significant`
+(read off q). How the interval was computed is not this module's concern: analysis.tables fills the
+columns from the paired rounds when the run has them (analysis.paired), otherwise from independent
+groups of iterations (analysis.stats).
 
-Per cell:
-- direction: agree when the difference is significant and A/E is on the claimed side of 1, oppose
-  when it is significant the other way; otherwise not significant, or cannot be judged.
-- equivalence, non-inferiority, magnitude: agree when the interval lies inside the claim's band,
-  oppose when it lies wholly outside (a value on a bound counts as outside: "similar within 10 %"
-  is not shown by an interval that reaches 10 %), straddles when it crosses a bound; cannot be
-  judged without an interval.
+Per cell, by the claim's type (the test used is named in claim_cells.csv):
+- direction: the two-sided t-test, significance read off q: agree when significant and on the
+  claimed side of 1, oppose when significant the other way; otherwise not significant, or cannot
+  be judged.
+- equivalence, non-inferiority, magnitude: two one-sided tests (TOST) at alpha 0.05, i.e. the 90 %
+  interval (1 - 2 alpha) inside the claim's band: agree when inside, oppose when wholly outside (a
+  value on a bound counts as outside: "similar within 10 %" is not shown by an interval that reaches
+  10 %), straddles when it crosses a bound; cannot be judged without a standard error. The 95 %
+  interval stays for the answer: TOST is the usual test for equivalence, and the 95 % one would
+  make it a 2.5 % test on each side.
+- interaction: A/E of one cell over A/E of another, its log standard error the two cells'
+  combined (sqrt(se1² + se2²), Welch-Satterthwaite df; the cells are measured in different slots,
+  so independent), two-sided 95 % interval: agree when above 1, oppose when below, otherwise not
+  significant. Not in the q family (there are few, and each is a claim of its own).
 Per claim:
-- share "all": reproduced when every cell agrees; "most": when more than half of them agree;
+- cannot be judged here: the claim needs what this testbed lacks (more cores than the run's
+  machine had, or a protocol it does not run); it says what, and is never "not reproduced".
+- share "all": reproduced when every cell agrees (an intersection-union test: no adjustment is
+  needed, and the claim's p is its largest cell p); "most": when more than half of them agree;
   not reproduced when at least half oppose (NOT_REPRODUCED_SHARE; a single opposite cell among
   many can be a chance result); inconclusive otherwise, including when no cell is in the run.
-- share "peak": judged on the largest ratio of the cells. Its interval runs from the largest lower
-  end to the largest upper end: if every cell's interval holds its true ratio, the largest true
-  ratio lies in it. Inside the band: reproduced; wholly outside: not reproduced; else inconclusive.
+- share "peak": judged on the largest true ratio of the k cells, through simultaneous intervals:
+  each cell's at 1 - 2 alpha / k (Bonferroni), and the peak's interval from the largest lower end
+  to the largest upper end. If every cell's interval holds its true ratio, the largest true ratio
+  lies in that interval; by Bonferroni each end is wrong with probability at most alpha = 5 %
+  whatever the cells' correlation, so "inside the band" is a 5 % test like TOST. (The rule it
+  replaces used each cell's 95 % interval, which all hold their ratios only about 0.95^k of the
+  time: 0.74 for 6 cells.) Inside the band: reproduced; wholly outside: not reproduced; else
+  inconclusive.
+- share "where Express.js peaks": the cell with Express.js's largest mean, by its TOST interval.
+Every verdict records the run's machine's cores.
 """
+import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 
-from analysis.claims import ALL, ASPNET, PEAK, Claim, Direction
-from analysis.metrics import METRICS
+from analysis.claims import ALL, ASPNET, AT_EXPRESS_PEAK, EXPRESS, MAX, MIN, PEAK, Claim, Direction, \
+    Interaction, Unjudgeable
+from analysis import extremes, tables
+from analysis.answer import METRICS_ANSWERED
+from analysis.load import Run
+from analysis.metrics import METRICS, STUDY_TABLES
+from analysis.stats import ALPHA, CONFIDENCE, adjust_family, interval_of, known, tost_p
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
+CANNOT_JUDGE_HERE = "cannot be judged here"
 AGREE, OPPOSE, NOT_SIGNIFICANT, STRADDLES, UNJUDGED = (
     "agree", "oppose", "not significant", "straddles a bound", "cannot be judged")
 OUTCOMES = (AGREE, OPPOSE, NOT_SIGNIFICANT, STRADDLES, UNJUDGED)
 NOT_REPRODUCED_SHARE = 0.5
 API_NAMES = {"rest": "REST", "graphql": "GraphQL"}
 SHORT = {OPPOSE: "opposite", STRADDLES: "across a bound"}
+TOST_CONFIDENCE = 1 - 2 * ALPHA   # 90 %: each one-sided test at alpha
+T_TEST, TOST, INTERACTION_TEST = "t-test, significance on q", "TOST (90 % interval)", "t-test on A/E over A/E"
+# Metrics that are not summary.csv columns: the equal-count extremes of analysis.extremes.
+LABELS = {MIN: "Minimum response time (equal sample counts)", MAX: "Maximum response time (equal sample counts)"}
 
 
-def known(value) -> bool:
-    return value is not None and not pd.isna(value)
+# The family of tests q is computed over: every cell the report marks significant or not (the
+# answer's metrics, the study's tables' and the equal-count extremes of its min/max claims), so that
+# "significant" means the same in every table and verdict.
+Q_FAMILY = tuple(dict.fromkeys([*METRICS_ANSWERED, *(t.column for t in STUDY_TABLES), MIN, MAX]))
+
+
+def report_cells(run: Run) -> pd.DataFrame:
+    """ASP.NET Core against Express.js per api, case and metric (analysis.tables.significance) with
+    the equal-count extremes added (analysis.extremes), q beside p, and significance read off q:
+    the cells the answer, the study's tables and the verdicts read."""
+    framework = tables.significance(run)
+    cells = pd.concat([frame for frame in (framework, extremes.cells(run)) if not frame.empty] or [framework],
+                      ignore_index=True)
+    return adjust_family(cells, Q_FAMILY)
+
+
+def test_name(claim: Claim) -> str:
+    if isinstance(claim.test, Direction):
+        return T_TEST
+    if isinstance(claim.test, Interaction):
+        return INTERACTION_TEST
+    if claim.share == PEAK:
+        return "TOST on simultaneous (Bonferroni) intervals"
+    return TOST
 
 
 def band_outcome(band: tuple[float, float], low: float, high: float) -> str:
@@ -51,6 +105,8 @@ def band_outcome(band: tuple[float, float], low: float, high: float) -> str:
 
 
 def cell_outcome(claim: Claim, ratio, low, high, judged: bool, significant: bool) -> str:
+    """low, high: the interval the claim's test reads (TOST's 90 % for a band, the 95 % for an
+    interaction); a direction claim reads the significance flag."""
     if isinstance(claim.test, Direction):
         if not judged:
             return UNJUDGED
@@ -60,7 +116,8 @@ def cell_outcome(claim: Claim, ratio, low, high, judged: bool, significant: bool
         return AGREE if claimed else OPPOSE if other else UNJUDGED
     if not (known(low) and known(high)):
         return UNJUDGED
-    return band_outcome(claim.test.band(), low, high)
+    outcome = band_outcome(claim.test.band(), low, high)
+    return NOT_SIGNIFICANT if isinstance(claim.test, Interaction) and outcome == STRADDLES else outcome
 
 
 @dataclass(frozen=True)
@@ -70,30 +127,87 @@ class Verdict:
     counts: dict           # outcome -> cells
     missing: tuple         # (api, case, metric) cells the run lacks
     explanation: str
+    cores: int | None = None   # the run's machine's
+    part: pd.DataFrame | None = None  # the claim's cells with their outcomes
 
     @property
     def cells(self) -> int:
         return sum(self.counts.values())
 
 
+def column(cells: pd.DataFrame, name: str) -> pd.Series:
+    return cells[name] if name in cells else pd.Series(np.nan, index=cells.index, dtype=float)
+
+
+def interaction_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
+    """One row per pair and metric: A/E of the first cell over A/E of the second, named by the
+    first cell with `versus` the second."""
+    by = cells.set_index(["api", "case", "metric"])
+    records = []
+    for (api, case), (v_api, v_case) in claim.test.pairs:
+        for metric in claim.metrics:
+            if (api, case, metric) not in by.index or (v_api, v_case, metric) not in by.index:
+                continue
+            a, b = by.loc[(api, case, metric)], by.loc[(v_api, v_case, metric)]
+            records.append({"api": api, "case": case, "metric": metric, "versus": f"{API_NAMES[v_api]} case {v_case}"
+                            if v_api != api else f"case {v_case}", **ratio_over(a, b)})
+    columns = ["api", "case", "metric", "versus", "ratio", "ratio_low", "ratio_high", "log_se", "df", "p",
+               "pairs", "ratio_note", "judged", "significant"]
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def ratio_over(a: pd.Series, b: pd.Series) -> dict:
+    value = a["ratio"] / b["ratio"] if a["ratio"] > 0 and b["ratio"] > 0 else math.nan
+    pairs = min(x for x in (a.get("pairs"), b.get("pairs")) if known(x)) if \
+        known(a.get("pairs")) and known(b.get("pairs")) else None
+    if not all(known(x.get(k)) for x in (a, b) for k in ("log_se", "df")) or math.isnan(value):
+        return {"ratio": value, "ratio_low": None, "ratio_high": None, "log_se": None, "df": None, "p": None,
+                "pairs": pairs, "ratio_note": "a cell without an interval", "judged": False, "significant": False}
+    va, vb = a["log_se"] ** 2, b["log_se"] ** 2
+    log_se = math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / a["df"] + vb ** 2 / b["df"]) if va + vb > 0 else math.inf
+    low, high = interval_of(value, log_se, df, CONFIDENCE)
+    p = float(2 * stats.t.sf(abs(math.log(value)) / log_se, df)) if log_se > 0 else None
+    return {"ratio": value, "ratio_low": low, "ratio_high": high, "log_se": log_se, "df": df, "p": p,
+            "pairs": pairs, "ratio_note": "", "judged": p is not None, "significant": p is not None and p < ALPHA}
+
+
 def claim_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
-    """The claim's cells present in the run, each with its outcome."""
-    part = cells[cells["api"].isin(claim.apis) & cells["case"].isin(claim.cases)
-                 & cells["metric"].isin(claim.metrics)].copy()
-    part["outcome"] = [cell_outcome(claim, r.ratio, r.ratio_low, r.ratio_high, r.judged, r.significant)
+    """The claim's cells present in the run, each with the interval its test reads (`test_low`,
+    `test_high`), that test's p (`test_p`: the t-test's for a direction, TOST's for a band) and its
+    outcome."""
+    if isinstance(claim.test, Interaction):
+        part = interaction_cells(claim, cells)
+    else:
+        part = cells[cells["api"].isin(claim.apis) & cells["case"].isin(claim.cases)
+                     & cells["metric"].isin(claim.metrics)].copy()
+    if isinstance(claim.test, Unjudgeable):
+        part = part.iloc[0:0]
+    log_se, df = column(part, "log_se"), column(part, "df")
+    if isinstance(claim.test, (Direction, Interaction)):
+        part["test_low"], part["test_high"] = part["ratio_low"], part["ratio_high"]
+        part["test_p"] = column(part, "p")
+    else:
+        confidence = 1 - 2 * ALPHA / max(len(part), 1) if claim.share == PEAK else TOST_CONFIDENCE
+        bounds = [interval_of(r, se, d, confidence) for r, se, d in zip(part["ratio"], log_se, df)]
+        part["test_low"] = [low for low, _ in bounds]
+        part["test_high"] = [high for _, high in bounds]
+        part["test_p"] = [tost_p(r, se, d, claim.test.band()) for r, se, d in zip(part["ratio"], log_se, df)]
+    part["test"] = test_name(claim)
+    part["outcome"] = [cell_outcome(claim, r.ratio, r.test_low, r.test_high, r.judged, r.significant)
                        for r in part.itertuples()]
     return part
 
 
 def metric_words(metric: str) -> str:
-    label = METRICS[metric].label
+    label = LABELS.get(metric) or METRICS[metric].label
     return label[0].lower() + label[1:]
 
 
-def cell_name(claim: Claim, api: str, case: int, metric: str) -> str:
+def cell_name(claim: Claim, api: str, case: int, metric: str, versus=None) -> str:
     parts = [API_NAMES[api]] if len(claim.apis) > 1 else []
     parts += [metric_words(metric)] if len(claim.metrics) > 1 else []
-    return " ".join(parts + [f"case {case}"])
+    return " ".join(parts + [f"case {case}"]) + (f" against {versus}" if known(versus) and versus else "")
 
 
 def interval_text(low, high) -> str:
@@ -101,8 +215,8 @@ def interval_text(low, high) -> str:
 
 
 def listed(claim: Claim, part: pd.DataFrame, limit: int = 8) -> str:
-    names = [f"{cell_name(claim, r.api, r.case, r.metric)} (A/E {r.ratio:.2f}"
-             + (f" {interval_text(r.ratio_low, r.ratio_high)})" if known(r.ratio_low) else ")")
+    names = [f"{cell_name(claim, r.api, r.case, r.metric, getattr(r, 'versus', None))} (A/E {r.ratio:.2f}"
+             + (f" {interval_text(r.test_low, r.test_high)})" if known(r.test_low) else ")")
              for r in part.itertuples()]
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
@@ -115,18 +229,31 @@ def nothing_to_judge(claim: Claim, unmeasured: dict) -> str:
 
 
 def judge_peak(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:
-    bounded = part[part["ratio_low"].map(known) & part["ratio_high"].map(known)]
+    bounded = part[part["test_low"].map(known) & part["test_high"].map(known)]
     if len(bounded) < len(part):
         notes = sorted(set(part.loc[~part.index.isin(bounded.index), "ratio_note"].dropna()) - {""})
         return INCONCLUSIVE, (f"the largest ratio needs every cell's interval; {len(part) - len(bounded)} "
                               f"of {len(part)} cells have none" + (f" ({', '.join(notes)})" if notes else ""))
-    low, high = bounded["ratio_low"].max(), bounded["ratio_high"].max()
+    low, high = bounded["test_low"].max(), bounded["test_high"].max()
     top = bounded.loc[bounded["ratio"].idxmax()]
     outcome = band_outcome(claim.test.band(), low, high)
     verdict = {AGREE: REPRODUCED, OPPOSE: NOT_REPRODUCED, STRADDLES: INCONCLUSIVE}[outcome]
     where = {AGREE: "inside", OPPOSE: "outside", STRADDLES: "across a bound of"}[outcome]
     return verdict, (f"largest A/E {top['ratio']:.2f} ({cell_name(claim, top['api'], top['case'], top['metric'])}); "
-                     f"the largest ratio lies in {interval_text(low, high)}, {where} the band")
+                     f"the largest true ratio lies in {interval_text(low, high)} (simultaneous intervals "
+                     f"over {len(part)} cell{'s' if len(part) != 1 else ''}, each end wrong at most {ALPHA * 100:.0f} %), {where} the band")
+
+
+def judge_at_express_peak(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:
+    means = column(part, f"{EXPRESS}_mean")
+    if means.isna().all():
+        return INCONCLUSIVE, "Express.js's means are not in the cells"
+    top = part.loc[means.idxmax()]
+    outcome = top["outcome"]
+    verdict = {AGREE: REPRODUCED, OPPOSE: NOT_REPRODUCED}.get(outcome, INCONCLUSIVE)
+    where = (f" {interval_text(top['test_low'], top['test_high'])}" if known(top["test_low"]) else "")
+    return verdict, (f"Express.js peaks in {cell_name(claim, top['api'], top['case'], top['metric'])}: "
+                     f"A/E {top['ratio']:.2f}{where}, {outcome}")
 
 
 def judge_share(claim: Claim, part: pd.DataFrame, counts: dict) -> tuple[str, str]:
@@ -148,46 +275,90 @@ def judge_share(claim: Claim, part: pd.DataFrame, counts: dict) -> tuple[str, st
         for outcome in OUTCOMES if outcome != AGREE and counts[outcome]])
 
 
-def judge(claim: Claim, cells: pd.DataFrame, unmeasured: dict | None = None) -> Verdict:
+def cannot_judge_here(claim: Claim, cores: int | None) -> str:
+    """What the claim needs that this run lacks, or "" when it can be judged."""
+    if isinstance(claim.test, Unjudgeable):
+        return claim.test.needs
+    if claim.min_cores and (cores is None or cores < claim.min_cores):
+        return (f"a machine with {claim.min_cores} cores, as the study's (this run's has "
+                f"{cores if cores is not None else 'an unknown number of'})")
+    return ""
+
+
+def cell_keys(claim: Claim) -> list[tuple]:
+    if isinstance(claim.test, Interaction):
+        return [(api, case, metric) for (api, case), _ in claim.test.pairs for metric in claim.metrics]
+    return [(api, case, metric) for api in claim.apis for case in claim.cases for metric in claim.metrics]
+
+
+def judge(claim: Claim, cells: pd.DataFrame, unmeasured: dict | None = None, cores: int | None = None) -> Verdict:
     part = claim_cells(claim, cells)
     present = set(zip(part["api"], part["case"], part["metric"]))
-    missing = tuple((api, case, metric) for api in claim.apis for case in claim.cases
-                    for metric in claim.metrics if (api, case, metric) not in present)
+    missing = tuple(key for key in cell_keys(claim) if key not in present)
     counts = {outcome: int((part["outcome"] == outcome).sum()) for outcome in OUTCOMES}
+    needs = cannot_judge_here(claim, cores)
+    if needs:
+        return Verdict(claim, CANNOT_JUDGE_HERE, {o: 0 for o in OUTCOMES}, (), f"{CANNOT_JUDGE_HERE}: needs {needs}",
+                       cores, part.iloc[0:0])
     if part.empty:
         verdict, why = INCONCLUSIVE, nothing_to_judge(claim, unmeasured or {})
     elif claim.share == PEAK:
         verdict, why = judge_peak(claim, part)
+    elif claim.share == AT_EXPRESS_PEAK:
+        verdict, why = judge_at_express_peak(claim, part)
     else:
         verdict, why = judge_share(claim, part, counts)
     if missing and not part.empty:
         absent = sorted({case for _, case, _ in missing})
         why += (f"; judged on {len(part)} of {len(part) + len(missing)} cells (not in this run: case "
                 + ", ".join(map(str, absent)) + ")")
-    return Verdict(claim, verdict, counts, missing, why)
+    return Verdict(claim, verdict, counts, missing, why, cores, part)
 
 
-def verdicts(claims: list[Claim], cells: pd.DataFrame, unmeasured: dict | None = None) -> list[Verdict]:
-    return [judge(claim, cells, unmeasured) for claim in claims]
+def verdicts(claims: list[Claim], cells: pd.DataFrame, unmeasured: dict | None = None,
+             cores: int | None = None) -> list[Verdict]:
+    return [judge(claim, cells, unmeasured, cores) for claim in claims]
+
+
+CELL_COLUMNS = ["claim", "api", "case", "versus", "metric", "ratio", "ratio_low", "ratio_high", "test",
+                "test_low", "test_high", "test_p", "p", "q", "pairs", "ratio_note", "outcome"]
 
 
 def cell_table(claims: list[Claim], cells: pd.DataFrame) -> pd.DataFrame:
-    """Every claim's cells in the run with each one's outcome (tables/claim_cells.csv): the evidence
-    behind each verdict, cell by cell."""
-    columns = ["claim", "api", "case", "metric", "ratio", "ratio_low", "ratio_high", "p", "pairs",
-               "ratio_note", "outcome"]
+    """Every claim's cells in the run with each one's test, the interval and p it read, and its
+    outcome (tables/claim_cells.csv): the evidence behind each verdict, cell by cell."""
     return pd.concat([claim_cells(claim, cells).assign(claim=claim.id) for claim in claims],
-                     ignore_index=True).reindex(columns=columns)
+                     ignore_index=True).reindex(columns=CELL_COLUMNS)
+
+
+def rounds_text(part: pd.DataFrame) -> str:
+    """Rounds (pairs) per cell over the claim's cells: "3", or "3-7" when the stopping rule gave
+    some cells more; empty for an unpaired run."""
+    pairs = column(part, "pairs").dropna() if part is not None else pd.Series(dtype=float)
+    if pairs.empty:
+        return ""
+    low, high = int(pairs.min()), int(pairs.max())
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def largest(part: pd.DataFrame | None, name: str):
+    values = column(part, name).dropna() if part is not None and not part.empty else pd.Series(dtype=float)
+    return float(values.max()) if not values.empty else None
 
 
 def verdict_table(results: list[Verdict], checks: dict) -> pd.DataFrame:
     """One row per claim; `checks` (claim id -> analysis.study_check.StudyCheck) adds the column
-    saying whether the study's own tables support the claim."""
+    saying whether the study's own tables support the claim. `p_largest` is the largest p of the
+    claim's cells by its test (for an "all" claim, the claim's own p by the intersection-union
+    test), `q_largest` the same for q (direction claims)."""
     return pd.DataFrame.from_records([{
-        "claim": v.claim.id, "claim_tested": v.claim.summary, "study_words": v.claim.words,
-        "study_lines": v.claim.cited, "apis": " ".join(v.claim.apis),
+        "claim": v.claim.id, "alternative_of": v.claim.alternative_of, "claim_tested": v.claim.summary,
+        "study_words": v.claim.words, "study_lines": v.claim.cited, "apis": " ".join(v.claim.apis),
         "cases": " ".join(map(str, v.claim.cases)), "metrics": " ".join(v.claim.metrics),
-        "share": v.claim.share, "test": v.claim.test.describe(), "reading": v.claim.reading,
+        "share": v.claim.share, "test": v.claim.test.describe(), "test_used": test_name(v.claim),
+        "reading": v.claim.reading,
         "study_own_data": checks[v.claim.id].status, "study_own_data_detail": checks[v.claim.id].detail,
         "verdict": v.verdict, **{outcome.replace(" ", "_"): v.counts[outcome] for outcome in OUTCOMES},
-        "missing_cells": len(v.missing), "explanation": v.explanation} for v in results])
+        "missing_cells": len(v.missing), "p_largest": largest(v.part, "test_p"),
+        "q_largest": largest(v.part, "q") if isinstance(v.claim.test, Direction) else None,
+        "rounds": rounds_text(v.part), "cores": v.cores, "explanation": v.explanation} for v in results])

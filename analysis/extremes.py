@@ -1,0 +1,88 @@
+"""Minimum and maximum response times on equal sample counts, for the study's min/max claims.
+
+The extremes of a sample depend on its size: the framework that completed more requests in the
+same window (ASP.NET Core often has 2-3x Express.js's: 22,579 against 8,762 in one GraphQL case)
+shows a lower minimum and a higher maximum by sampling alone. So both sides are compared at the same
+count m, the smaller side's: each side's value is the expected minimum (maximum) of m samples drawn
+at random without replacement from its measured samples. The expectation is exact, from the sorted
+samples (x_(1) <= … <= x_(N)): the maximum of m draws is x_(i) with probability
+C(i-1, m-1) / C(N, m), so no random draw, no seed, and the same number every time. For the side
+with m samples it is its own minimum (maximum).
+
+In a paired run m is the smaller count of the round's pair; in any other the smallest count of the
+case's ok iterations on either side. The per-iteration values are then compared like any metric
+(analysis.tables: paired rounds or independent groups), as `min_ms_equal_n` and `max_ms_equal_n`.
+An item without its JTL (fixtures trimmed to one case) has no value.
+"""
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.special import gammaln
+
+from analysis.claims import MAX, MIN
+from analysis.load import Run, load_jtl
+from analysis.metrics import PAIR
+from analysis.paired import is_paired
+from analysis.tables import CASE_COLUMNS, SIGNIFICANCE_COLUMNS, independent_cell, ok_rows, paired_cell
+
+
+def expected_extreme(values, m: int, largest: bool) -> float:
+    """The expected maximum (largest) or minimum of m draws without replacement from values."""
+    x = np.sort(np.asarray(values, dtype=float))
+    n = len(x)
+    if not 1 <= m <= n:
+        raise ValueError(f"cannot draw {m} of {n} samples")
+    if not largest:   # the minimum of the draws is minus the maximum of the negated samples
+        return -expected_extreme(-x, m, True)
+    i = np.arange(m, n + 1)  # ranks that can be the maximum of m draws
+    log_w = (gammaln(i) - gammaln(m) - gammaln(i - m + 1)) - (gammaln(n + 1) - gammaln(m + 1) - gammaln(n - m + 1))
+    return float(np.sum(x[m - 1:] * np.exp(log_w)))
+
+
+def elapsed(run: Run, row) -> np.ndarray | None:
+    path = run.cell_dir(row.framework, row.api, row.case, row.iteration) / "results.jtl"
+    return load_jtl(path)["elapsed"].to_numpy() if path.is_file() else None
+
+
+def item_values(run: Run) -> pd.DataFrame:
+    """Per ok item of the study's two frameworks: min_ms_equal_n and max_ms_equal_n."""
+    ok = ok_rows(run)
+    ok = ok[ok["framework"].isin(PAIR)]
+    samples = {(r.framework, r.api, r.case, r.iteration): elapsed(run, r) for r in ok.itertuples()}
+    paired = is_paired(run.manifest)
+    records = []
+    for r in ok.itertuples():
+        mine = samples[(r.framework, r.api, r.case, r.iteration)]
+        peers = [v for (f, api, case, it), v in samples.items()
+                 if api == r.api and case == r.case and (it == r.iteration or not paired) and v is not None]
+        m = min(len(v) for v in peers) if mine is not None and peers else 0
+        records.append({"framework": r.framework, "api": r.api, **{c: getattr(r, c) for c in CASE_COLUMNS},
+                        "iteration": r.iteration,
+                        MIN: expected_extreme(mine, m, False) if m else math.nan,
+                        MAX: expected_extreme(mine, m, True) if m else math.nan})
+    return pd.DataFrame.from_records(records, columns=["framework", "api", *CASE_COLUMNS, "iteration", MIN, MAX])
+
+
+def cells(run: Run) -> pd.DataFrame:
+    """The significance table's rows (analysis.tables.significance's columns) for the two
+    equal-count metrics, ASP.NET Core over Express.js."""
+    values = item_values(run)
+    compare_cell = paired_cell if is_paired(run.manifest) else independent_cell
+    a_name, b_name = PAIR
+    records = []
+    for (api, *case), group in values.groupby(["api", *CASE_COLUMNS]):
+        a, b = group[group["framework"] == a_name], group[group["framework"] == b_name]
+        for metric in (MIN, MAX):
+            if a.empty or b.empty or a[metric].isna().all() or b[metric].isna().all():
+                continue
+            c, r, pairs = compare_cell(a, b, metric)
+            records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric,
+                            f"{a_name}_mean": a[metric].mean(), f"{b_name}_mean": b[metric].mean(),
+                            f"{a_name}_n": int(a[metric].notna().sum()), f"{b_name}_n": int(b[metric].notna().sum()),
+                            "pairs": pairs, "test": c.test, "p": c.p, "judged": c.judged,
+                            "significant": c.significant, "sign": c.sign,
+                            "result": c.describe(run.display_name(a_name), run.display_name(b_name)),
+                            "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high, "ratio_note": r.reason,
+                            "log_se": r.log_se, "df": r.df})
+    return pd.DataFrame.from_records(records, columns=SIGNIFICANCE_COLUMNS)

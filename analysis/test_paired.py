@@ -3,8 +3,7 @@ import math
 
 from scipy import stats as scipy_stats
 
-from analysis.paired import TARGET, TEST, is_paired, next_round, paired, relative_half_width, stopped, \
-    wilcoxon_smallest_p
+from analysis.paired import TEST, is_paired, paired, wilcoxon_smallest_p
 
 T2 = 4.302652729911275  # t(0.975, df=2)
 
@@ -83,42 +82,3 @@ def test_only_a_protocol_that_says_paired_is_paired():
     assert is_paired({"protocol": {"name": "interleaved-rounds", "paired": True, "rounds": 3}})
     assert not is_paired({"protocol": {"name": "per-case-restart", "paired": False}})
     assert not is_paired({"profile": "quick"})
-
-
-# the sequential stopping rule
-
-STEADY = [1.20, 1.22, 1.21]          # per-round ratios that agree to 1 %: the interval is tight
-NOISY = [1.00, 1.40, 0.80]           # a neighbour's load in round 2: the interval is wide
-
-
-def test_relative_half_width_is_the_95_percent_interval_of_the_ratio():
-    d = [math.log(r) for r in NOISY]
-    sd = scipy_stats.tstd(d)
-    assert math.isclose(relative_half_width(NOISY), math.exp(T2 * sd / math.sqrt(3)) - 1)
-    assert relative_half_width([1.2]) == math.inf
-
-
-def test_a_tight_cell_stops_after_the_minimum_rounds_and_a_noisy_one_runs_to_the_budget():
-    ratios = {("rest", 1, "mean_ms"): list(STEADY), ("rest", 18, "mean_ms"): list(NOISY)}
-    rounds_left = 4                     # the budget pays for 4 more cell-rounds of 60 s
-    budget = rounds_left * 60.0
-    while (todo := next_round(ratios, budget, 60.0)):
-        assert todo == [("rest", 18, "mean_ms")]     # the tight cell never asks for more
-        ratios[todo[0]].append(NOISY[len(ratios[todo[0]]) % 3])
-        budget -= 60.0
-    assert len(ratios[("rest", 1, "mean_ms")]) == 3 and len(ratios[("rest", 18, "mean_ms")]) == 3 + rounds_left
-    assert stopped(ratios[("rest", 1, "mean_ms")]).startswith("met the target after 3 rounds")
-    assert stopped(ratios[("rest", 18, "mean_ms")]).startswith("budget spent after 7 rounds")
-
-
-def test_a_noisy_cell_stops_early_once_its_rounds_tighten():
-    ratios = {"cell": [1.0, 1.3]}
-    assert next_round(ratios, 600, 60) == ["cell"]           # below the minimum rounds
-    ratios["cell"] += [1.15] + [1.14] * 6                    # later rounds agree
-    assert relative_half_width(ratios["cell"]) < TARGET and next_round(ratios, 600, 60) == []
-
-
-def test_when_time_is_short_the_widest_cells_go_first_and_unfinished_minimums_before_them():
-    ratios = {"tight": STEADY, "wide": NOISY, "wider": [1.0, 2.0, 0.6], "new": [1.1]}
-    assert next_round(ratios, 150, 60) == ["new", "wider"]
-    assert next_round(ratios, 59, 60) == []

@@ -12,7 +12,7 @@ from matplotlib.patches import Patch  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from analysis.answer import FLAGGED, FRAMEWORKS, HEADINGS, LOAD_FLAGS, SHOWN, Versus, better_side  # noqa: E402
+from analysis.answer import FLAGGED, FRAMEWORKS, HEADINGS, LOAD_FLAGS, Versus, better_side, shown  # noqa: E402
 from analysis.claims import MARGIN  # noqa: E402
 from analysis.load import Run, load_jtl, load_proc  # noqa: E402
 from analysis.metrics import METRICS, PAIR, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
@@ -22,6 +22,7 @@ COLOURS = {"aspnet": "#512bd4", "express": "#3c873a"}
 API_TITLE = {"rest": "REST", "graphql": "GraphQL"}
 CASE_AXIS = "Case (concurrent users / rows per request, /J = with join)"
 DPI = 110
+BOUND_MARKER = {">=": ">", "<=": "<"}
 
 
 def colour(framework: str, index: int) -> str:
@@ -185,28 +186,31 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
     cases = part[CASE_COLUMNS].drop_duplicates().sort_values("case")
     flagged = part.groupby("case")["load_flags"].first()
     y = np.arange(len(cases))[::-1]  # the first case on top, as in the table
-    fig, axes = plt.subplots(1, len(SHOWN), figsize=(13, 2.6 + 0.45 * len(cases)), sharey=True)
-    shown = part[part["metric"].isin(SHOWN)]
-    limits = [v for v in shown[["ratio", "ratio_low", "ratio_high"]].to_numpy(dtype=float).ravel()
+    metrics = shown(part)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(13 + 1.6 * max(0, len(metrics) - 4),
+                                                       2.6 + 0.45 * len(cases)), sharey=True)
+    drawn = part[part["metric"].isin(metrics)]
+    limits = [v for v in drawn[["ratio", "ratio_low", "ratio_high"]].to_numpy(dtype=float).ravel()
               if np.isfinite(v) and v > 0]
     # An interval from two pairs can span two orders of magnitude; the axis follows the ratios
     # themselves, at most 8x beyond them, so one wide interval cannot squash every other case.
-    points = shown["ratio"].to_numpy(dtype=float)
+    points = drawn["ratio"].to_numpy(dtype=float)
     points = points[np.isfinite(points) & (points > 0)]
     low = max(min(limits + [1 / (1 + MARGIN)]), points.min() / 8 if len(points) else 0.5) / 1.15
     high = min(max(limits + [1 + MARGIN]), points.max() * 8 if len(points) else 2) * 1.15
-    for ax, metric in zip(axes, SHOWN):
+    for ax, metric in zip(np.atleast_1d(axes), metrics):
         mine = part[part["metric"] == metric].set_index("case").reindex(cases["case"])
         ax.axvspan(1 / (1 + MARGIN), 1 + MARGIN, color="#eeeeee", zorder=0)
         ax.axvline(1, color="#333", linewidth=1, zorder=1)
         for yi, (case, cell) in zip(y, mine.iterrows()):
-            if pd.isna(cell["ratio"]):
+            if pd.isna(cell["ratio"]) or cell.get("bound") == "both":
                 continue
             significant = bool(cell["judged"] and cell["significant"])
             c = "#1f4e9c" if significant else "#7f8c8d"
             if not pd.isna(cell["ratio_low"]):
                 ax.plot([cell["ratio_low"], cell["ratio_high"]], [yi, yi], color=c, linewidth=2, zorder=2)
-            ax.plot(cell["ratio"], yi, "o", markersize=7, color=c, zorder=3,
+            # A bound points the way the ratio can only move.
+            ax.plot(cell["ratio"], yi, BOUND_MARKER.get(cell.get("bound"), "o"), markersize=7, color=c, zorder=3,
                     markerfacecolor="white" if flagged.get(case) else c, markeredgewidth=1.8)
         ax.set_xscale("log")
         ax.set_xlim(low, high)
@@ -230,6 +234,9 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
                    label=f"{FLAGGED} load-flagged case"),
         Patch(color="#eeeeee", label=f"within {MARGIN * 100:.0f} % of 1"),
     ]
+    if (drawn.get("bound", pd.Series(dtype=str)).isin(list(BOUND_MARKER))).any():
+        handles.append(plt.Line2D([], [], color="#7f8c8d", marker=">", linestyle="none",
+                                  label="load-generator bound: ≥ (▶) or ≤ (◀)"))
     used = sorted({f for flags in flagged for f in str(flags).split(";") if f})
     bottom = footnote(fig, " ".join(["Cases as number: users/rows, /J = with a join; ratios from "
                                      f"{part['comparison'].iloc[0]}."]
@@ -243,7 +250,7 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
     fig.suptitle(f"{API_TITLE[api]}: {names}" + (f" ({versus.symbol})" if versus.frameworks else "")
                  + " per case, with 95 % intervals",
                  y=1 - 0.05 / height, fontsize=11)
-    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=9, frameon=False,
+    fig.legend(handles=handles, loc="upper center", ncol=len(handles), fontsize=9, frameon=False,
                bbox_to_anchor=(0.5, 1 - 0.3 / height))
     fig.savefig(path, dpi=DPI)
     plt.close(fig)

@@ -122,6 +122,10 @@ def variant_answer(run: Run, versus: Versus) -> pd.DataFrame:
 
 def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
     answered = [m for m in METRICS_ANSWERED if run.checked or m not in PER_REQUEST]
+    if is_paired(run.manifest) and not cells.empty:
+        # A case whose arms were usable in different rounds has no pair: analysis.validity says why.
+        paired_cases = cells.groupby(["api", "case"])["pairs"].transform("max") > 0
+        cells = cells[paired_cases]
     part = cells[cells["metric"].isin(answered)]
     fresh = memory_cells(run, cells, versus)
     if not fresh.empty:

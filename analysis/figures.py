@@ -255,3 +255,74 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
+
+
+VALIDITY_MARKERS = {"valid": "o", "bound": "^", "invalid": "x"}
+
+
+def ceiling(run: Run, items: pd.DataFrame, ceilings: pd.DataFrame, share: float, api: str, path: Path) -> Path:
+    """JMeter's throughput per item against its ceiling at the same threads (ceiling.csv: what it
+    drove against an app's 404), per case: near the ceiling JMeter, not the app, set the rate.
+    `items`: the ok items of the API with their validity (analysis.validity.judged)."""
+    cases = items[[*CASE_COLUMNS, "threads"]].drop_duplicates(CASE_COLUMNS).sort_values("case")
+    by_threads = ceilings.groupby("threads")["throughput_rps"].mean()
+    x = np.arange(len(cases))
+    fig, ax = plt.subplots(figsize=(max(8, 0.7 * len(cases) + 3), 5.2))
+    for j, threads in enumerate(cases["threads"]):
+        if threads in by_threads.index:
+            top = by_threads[threads]
+            ax.plot([j - 0.4, j + 0.4], [top, top], color="#333", linewidth=2,
+                    label="JMeter's ceiling (its 404 rate at these threads)" if j == 0 else None)
+            ax.plot([j - 0.4, j + 0.4], [share * top] * 2, color="#333", linestyle="--", linewidth=1,
+                    label=f"{share:.0%} of it: bound from here" if j == 0 else None)
+    seen = set()
+    for i, framework in enumerate(ordered_frameworks(items["framework"])):
+        offset = (i - 0.5) * 0.25
+        for _, row in items[items["framework"] == framework].iterrows():
+            j = int(np.flatnonzero(cases["case"].to_numpy() == row["case"])[0])
+            state = row["validity"] or "valid"
+            label = f"{run.display_name(framework)}, {state}"
+            ax.plot(j + offset, row["throughput_rps"], VALIDITY_MARKERS.get(state, "o"), color=colour(framework, i),
+                    markersize=7, markerfacecolor="none" if state == "invalid" else colour(framework, i),
+                    label=None if label in seen else label)
+            seen.add(label)
+    log_scale(ax)
+    ax.set_xticks(x, [case_tick(*c[:4]) for c in cases.itertuples(index=False)], fontsize=8)
+    ax.set_xlabel(CASE_AXIS)
+    ax.set_ylabel("Throughput (requests/s, log scale)")
+    ax.set_title(f"{API_TITLE[api]}: JMeter's throughput per item against its ceiling")
+    ax.legend(fontsize=8, ncol=2)
+    ax.grid(alpha=0.3, which="both", axis="y")
+    bottom = footnote(fig, "One marker per item (round); ● valid, ▲ bound (the load generator set the rate: a "
+                           "lower bound of the app's), × invalid. The ceiling is measured once per run, before "
+                           "the first round, at each thread count the run uses.")
+    return save(fig, path, bottom)
+
+
+def cpu_per_request(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Path:
+    """App and database CPU per request per case, arms side by side, with 95 % intervals."""
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=False)
+    part = agg[agg["api"] == api]
+    cases = part[CASE_COLUMNS].drop_duplicates().sort_values("case")
+    x = np.arange(len(cases))
+    frameworks = ordered_frameworks(part["framework"])
+    width = 0.8 / max(len(frameworks), 1)
+    for ax, column in zip(axes, ("app_cpu_ms_per_req", "db_cpu_ms_per_req")):
+        for i, framework in enumerate(frameworks):
+            mine = part[(part["framework"] == framework) & (part["metric"] == column)] \
+                .set_index("case").reindex(cases["case"])
+            means = mine["mean"].to_numpy(dtype=float)
+            err = np.vstack([means - mine["ci_low"].to_numpy(dtype=float), mine["ci_high"].to_numpy(dtype=float) - means])
+            ax.bar(x + (i - (len(frameworks) - 1) / 2) * width, means, width, color=colour(framework, i),
+                   yerr=err if np.isfinite(err).any() else None, capsize=3, label=run.display_name(framework))
+        ax.set_xticks(x, [case_tick(*c) for c in cases.itertuples(index=False)], fontsize=8)
+        ax.set_xlabel(CASE_AXIS)
+        ax.set_ylabel(f"{METRICS[column].label} (ms of CPU)")
+        ax.set_title(METRICS[column].label)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend()
+    fig.suptitle(f"{API_TITLE[api]}: CPU time per request, usable items only")
+    bottom = footnote(fig, "The process's mean CPU over the measured window times its length, over the "
+                           "requests completed in it; bars: mean over usable items, error bars: 95 % t-interval "
+                           "(none with one item). It stays comparable when the load generator sets the rate.")
+    return save(fig, path, bottom)

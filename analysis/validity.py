@@ -5,6 +5,8 @@ An item is `valid`, `bound` (the load generator set its throughput: a lower boun
 `invalid` (never judged). Only valid and bound items feed the answer, the verdicts and the study's
 tables. Runs before the checks have none: every ok item counts, as it always did.
 """
+import re
+
 import pandas as pd
 
 from analysis.load import Run
@@ -55,9 +57,14 @@ def usable(run: Run) -> pd.DataFrame:
     return items[items["validity"].isin(("", *USABLE))].drop(columns="reasons")
 
 
+# Reasons are `;`-separated, and a reason's own text may hold a `;` (`… (321 req/s at 10 threads;
+# bound from 0.80)`): a new reason starts only where a check's name and a colon follow.
+NEXT_REASON = re.compile(r";(?=[a-z_]+:)")
+
+
 def check_names(reasons: str) -> list[str]:
     """`littles_law: 0.7 (…);threads: …` -> ["littles_law", "threads"], each once, in order."""
-    return list(dict.fromkeys(r.split(":")[0].strip() for r in str(reasons).split(";") if r.strip()))
+    return list(dict.fromkeys(r.split(":")[0].strip() for r in NEXT_REASON.split(str(reasons)) if r.strip()))
 
 
 def fixes(reasons: list[str]) -> str:
@@ -85,7 +92,7 @@ def unmeasurable(run: Run, arms: tuple[str, str]) -> pd.DataFrame:
             mine = bad[bad["framework"] == arm]
             if mine.empty:
                 continue
-            counted = pd.Series([n for r in mine["reasons"] for n in check_names(r)]).value_counts()
+            counted = pd.Series([n for r in mine["reasons"] for n in check_names(r)], dtype=object).value_counts()
             total = int((cell["framework"] == arm).sum())
             said.append(f"{run.display_name(arm)} invalid in {len(mine)} of {total} rounds ("
                         + ", ".join(f"{name} {n}x" for name, n in counted.items()) + ")")

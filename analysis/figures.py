@@ -187,8 +187,9 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
     flagged = part.groupby("case")["load_flags"].first()
     y = np.arange(len(cases))[::-1]  # the first case on top, as in the table
     metrics = shown(part)
-    fig, axes = plt.subplots(1, len(metrics), figsize=(13 + 1.6 * max(0, len(metrics) - 4),
-                                                       2.6 + 0.45 * len(cases)), sharey=True)
+    # A panel needs about 3.4 inches for its "← … better | … better →" label.
+    fig, axes = plt.subplots(1, len(metrics), figsize=(max(13, 3.4 * len(metrics)), 2.6 + 0.45 * len(cases)),
+                             sharey=True)
     drawn = part[part["metric"].isin(metrics)]
     limits = [v for v in drawn[["ratio", "ratio_low", "ratio_high"]].to_numpy(dtype=float).ravel()
               if np.isfinite(v) and v > 0]

@@ -88,14 +88,15 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
         return build_unmeasurable(run, out, tabs)
     if agg.empty:
         raise ResultFileError(run.dir / "summary.csv", "has no iteration with status ok")
-    sig = memory.for_verdicts(run, sig)
+    # The study's memory claims are judged on fresh processes where the run measured them.
+    claim_cells = memory.for_verdicts(run, sig)
     # The study's sections compare the two default arms, aspnet and express, and nothing else: a
     # run with extra variants gives the same study sections as one without them.
     study_agg = agg[agg["framework"].isin(PAIR)]
     study = load_study()
     side = replication.side_by_side(study_agg, run.cores, study)
     ratios = replication.ratios(side)
-    results = verdicts.verdicts(CLAIMS, sig, tables.unmeasured(run))
+    results = verdicts.verdicts(CLAIMS, claim_cells, tables.unmeasured(run))
     checks = study_check.checks(CLAIMS, study)
     status, problems = tables.run_status(run), tables.problems(run)
     answers = answer.answer(run, sig)
@@ -109,7 +110,7 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     side.to_csv(tabs / "study_side_by_side.csv", index=False)
     ratios.to_csv(tabs / "study_ratios.csv", index=False)
     verdicts.verdict_table(results, checks).to_csv(tabs / "verdicts.csv", index=False)
-    verdicts.cell_table(CLAIMS, sig).to_csv(tabs / "claim_cells.csv", index=False)
+    verdicts.cell_table(CLAIMS, claim_cells).to_csv(tabs / "claim_cells.csv", index=False)
     status.to_csv(tabs / "iterations.csv", index=False)
     problems.to_csv(tabs / "problem_iterations.csv", index=False)
     engine_table = engines.engine_table(run)  # None unless the load came from remote engines
@@ -586,7 +587,10 @@ def verdict_section(doc: Doc, run: Run, results, checks) -> None:
     doc.para("Every statement of the abstract and of sections 5 and 6 about which framework is faster "
              "or uses less CPU or memory, and where, is a claim below, in the study's words with its "
              "line numbers in the thesis's text. Each is tested per cell (API x case x metric) on the "
-             "ratio A/E = ASP.NET Core / Express.js (memory as peak RSS), with its 95 % interval and "
+             "ratio A/E = ASP.NET Core / Express.js ("
+             + ("memory from fresh processes, memory.csv: one per case, so shown but not judged"
+                if memory.ratios(run, *answer.PAIR).size else "memory as peak RSS")
+             + "), with its 95 % interval and "
              + ("significance from the paired rounds, as in the answer section (geometric mean of the "
                 "per-round ratios, t interval and paired t-test on the log ratios)." if is_paired(run.manifest)
                 else "the significance test of the tables below (ratio of the two means, interval by the "

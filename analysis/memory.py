@@ -41,8 +41,9 @@ def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
         if both.empty:
             continue
         p = paired(a[both], b[both])
+        note = NOTE + (f", {p.ratio.reason}" if p.ratio.reason else "")
         records.append({"api": api, "case": int(case), "ratio": p.ratio.value, "ratio_low": p.ratio.low,
-                        "ratio_high": p.ratio.high, "ratio_note": p.ratio.reason or NOTE, "pairs": p.n,
+                        "ratio_high": p.ratio.high, "ratio_note": note, "pairs": p.n,
                         "numerator_mb": a[both].mean(), "denominator_mb": b[both].mean()})
     return pd.DataFrame.from_records(records, columns=columns)
 

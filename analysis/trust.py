@@ -38,7 +38,8 @@ def grid(run: Run) -> pd.DataFrame:
                 these = cell[cell["validity"] == state]
                 if these.empty:
                     continue
-                checks = pd.Series([n for r in these["reasons"] for n in validity.check_names(r)], dtype=object).value_counts()
+                names = [n for r in these["reasons"] for n in validity.check_names(r)]
+                checks = pd.Series(names, dtype=object).value_counts()
                 named = ", ".join(f"{n} {k}" if k > 1 else n for n, k in checks.items()
                                   if not (state == validity.BOUND and n == "littles_law"))
                 parts.append(f"{len(these)} {state}" + (f" ({named})" if named else ""))

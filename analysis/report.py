@@ -199,7 +199,10 @@ def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
              f"{', '.join(map(str, cases))} of the 2021 study's 18: concurrent users x rows per request x "
              f"join), each measured {rounds_text(run, agg, 'arms' if comparisons else 'frameworks')}, with "
              f"the app's CPU and memory sampled, on a {run.cores}-core machine (profile "
-             f"{run.manifest.get('profile', '?')}). First the answer: how ASP.NET Core compares with "
+             f"{run.manifest.get('profile', '?')}). "
+             + ("First whether the run can be trusted: which measurements passed their checks. Then "
+                if run.checked else "First ")
+             + "the answer: how ASP.NET Core compares with "
              "Express.js per case; "
              + (f"then variant against variant ({'; '.join(versus_names(run, v) for v in comparisons)}); "
                 if comparisons else "")

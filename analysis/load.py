@@ -11,7 +11,7 @@ import pandas as pd
 from analysis.metrics import ordered_frameworks
 from benchlib.results import (MANIFEST, SUMMARY, TEXT_COLUMNS, VALIDITY_FIELDS, ResultFileError,  # noqa: F401
                               item_dir, latest_run, load_jtl, load_manifest, load_proc, load_run_json,
-                              load_summary)
+                              load_run_table, load_summary)
 
 # The first schema whose items carry their validity checks (collect/validity.py).
 CHECKED_SCHEMA = 3
@@ -85,17 +85,13 @@ def load_run(run_dir: Path) -> Run:
     return Run(run_dir, manifest, summary, duplicates)
 
 
-def load_run_table(path: Path, columns: list[str]) -> tuple[pd.DataFrame | None, str]:
+def run_table(path: Path, columns: list[str]) -> tuple[pd.DataFrame | None, str]:
     """A run-level table that only some runs have (ceiling.csv, crosscheck.csv, memory.csv): the
     table and "", or None and why there is none. A missing or malformed one never stops the report:
     the section that needed it says why it is empty."""
     if not path.is_file():
         return None, f"this run has no {path.name}"
     try:
-        table = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        return None, f"{path.name} is not a readable CSV ({str(e).strip()})"
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        return None, f"{path.name} lacks column(s) {', '.join(missing)}"
-    return table, ""
+        return load_run_table(path, columns), ""
+    except ResultFileError as e:
+        return None, f"{path.name}: {str(e).removeprefix(f'{path}: ')}"

@@ -4,7 +4,7 @@ mark (VmHWM). summary.csv's rss_peak_mb is the RSS of apps that served the whole
 every case before it; a schema-3 run with memory.csv answers memory from here instead."""
 import pandas as pd
 
-from analysis.load import Run, load_run_table
+from analysis.load import Run, run_table
 from analysis.paired import paired
 from benchlib.results import MEMORY, MEMORY_COLUMNS
 
@@ -23,7 +23,7 @@ DIRECTION = (
 
 def table(run: Run) -> tuple[pd.DataFrame | None, str]:
     """memory.csv, or None and why the run has none (runs before schema 3 never do)."""
-    return load_run_table(run.dir / MEMORY, MEMORY_COLUMNS)
+    return run_table(run.dir / MEMORY, MEMORY_COLUMNS)
 
 
 def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:

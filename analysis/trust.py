@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import answer, crosscheck, figures, memory, validity
-from analysis.load import Run, load_run_table
+from analysis.load import Run, run_table
 from analysis.metrics import PAIR, case_label
 from analysis.render import Doc
 from analysis.tables import report_order
@@ -84,7 +84,7 @@ def section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Pa
 
 
 def ceiling_figures(doc: Doc, run: Run, apis: list[str], figs: Path) -> None:
-    found, why = load_run_table(run.dir / CEILING, CEILING_COLUMNS)
+    found, why = run_table(run.dir / CEILING, CEILING_COLUMNS)
     if found is None:
         doc.para(f"No figure of JMeter against its ceiling: {why} (a run with remote engines judges "
                  "each engine's own CPU instead).")

@@ -490,7 +490,8 @@ def run_section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataF
         engines_section(doc, run, engine_table)
     doc.heading(2, "How to read this report")
     doc.bullets([
-        "Every value is the mean over the iterations with status ok; brackets give the 95 % "
+        "Every value is the mean over the iterations with status ok"
+        + (" that passed their validity checks (valid or bound)" if run.checked else "") + "; brackets give the 95 % "
         "t-interval of that mean across iterations; (n=1) means a single iteration, so no interval.",
         "† k: k of the iterations behind the value were flagged as untrustworthy by the run "
         "(e.g. errors, a saturated load generator); they are included, so weigh the value accordingly.",

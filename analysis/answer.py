@@ -16,18 +16,24 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from analysis import memory, validity
 from analysis.load import Run
 from analysis.metrics import PAIR, case_label
 from analysis.paired import is_paired
 from analysis.tables import CASE_COLUMNS, compare_arms, ok_rows, report_order
 
 ASPNET, EXPRESS = PAIR
-# All six go to answer.csv; the page shows four so the table fits a screen (mean and p99 follow
-# p95 closely in every run so far, and are one click away in the CSV).
-METRICS_ANSWERED = ("throughput_rps", "mean_ms", "p95_ms", "p99_ms", "cpu_mean_pct", "rss_peak_mb")
-SHOWN = ("throughput_rps", "p95_ms", "cpu_mean_pct", "rss_peak_mb")
-HEADINGS = {"throughput_rps": "Throughput", "p95_ms": "p95 response time", "cpu_mean_pct": "CPU (mean)",
-            "rss_peak_mb": "Memory (peak RSS)"}
+# All go to answer.csv; the page shows SHOWN so the table fits a screen (mean and p99 follow p95
+# closely in every run so far, and are one click away in the CSV). CPU per request and memory from
+# fresh processes exist from schema 3 on (validity checks, memory.csv); older runs answer without
+# them, and their memory is the run-long peak RSS.
+PER_REQUEST = ("app_cpu_ms_per_req", "db_cpu_ms_per_req")
+METRICS_ANSWERED = ("throughput_rps", *PER_REQUEST, "mean_ms", "p95_ms", "p99_ms", "cpu_mean_pct", "rss_peak_mb",
+                    memory.METRIC)
+SHOWN = ("throughput_rps", *PER_REQUEST, "p95_ms", "cpu_mean_pct", "rss_peak_mb", memory.METRIC)
+HEADINGS = {"throughput_rps": "Throughput", "app_cpu_ms_per_req": "App CPU per request",
+            "db_cpu_ms_per_req": "DB CPU per request", "p95_ms": "p95 response time", "cpu_mean_pct": "CPU (mean)",
+            "rss_peak_mb": "Memory (peak RSS)", memory.METRIC: "Memory (fresh process)"}
 # Which side of 1 favours ASP.NET Core: only for throughput is more better.
 HIGHER_IS_BETTER = {"throughput_rps"}
 # The flags that mean the case's nominal load was not what the server saw (errors are a flag of
@@ -39,14 +45,19 @@ LOAD_FLAGS = {
                          "cores, so it may have held the load back",
     "engines_out_of_step": "a remote engine's threads started more than 1 s after the measurement's "
                            "shared start, so the engines' windows did not line up",
+    "loadgen_bound": "the load generator was at its ceiling or held the machine (validity `bound`): "
+                     "its throughput is a lower bound, shown as >= or <=, and its other figures describe "
+                     "the load it could drive",
 }
+# Throughput ratios with a load-generator-bound arm: the bound arm can only be faster than measured.
+BOUND_TEXT = {">=": "≥", "<=": "≤"}
 SIGNIFICANT, FLAGGED = "*", "‡"
 PAIRED, INDEPENDENT = "paired rounds", "independent groups"
 # The columns before variants, then which arms a row compares: `aspnet_n` and `express_n` are
 # filled for the framework answer only; numerator_n and denominator_n for every row.
 COLUMNS = ["api", *CASE_COLUMNS, "metric", "ratio", "ratio_low", "ratio_high", "p", "significant", "judged",
            "pairs", f"{ASPNET}_n", f"{EXPRESS}_n", "load_flags", "comparison", "note",
-           "numerator", "denominator", "numerator_n", "denominator_n"]
+           "numerator", "denominator", "numerator_n", "denominator_n", "bound"]
 COUNT_COLUMNS = [f"{ASPNET}_n", f"{EXPRESS}_n", "numerator_n", "denominator_n"]
 
 
@@ -88,6 +99,8 @@ def load_flags(run: Run, arms=PAIR) -> pd.DataFrame:
     """Per api and case: the load flags any ok iteration of either arm carried, ';'-joined."""
     ok = ok_rows(run)
     ok = ok[ok["framework"].isin(arms)]
+    # A bound item says so in its validity, not its flags.
+    ok = ok.assign(flags=ok["flags"] + ok["validity"].map({validity.BOUND: ";loadgen_bound"}).fillna(""))
     found = ok.groupby(["api", "case"])["flags"].agg(
         lambda flags: ";".join(f for f in LOAD_FLAGS if any(f in str(v).split(";") for v in flags)))
     return found.rename("load_flags").reset_index()
@@ -108,7 +121,16 @@ def variant_answer(run: Run, versus: Versus) -> pd.DataFrame:
 
 
 def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
-    part = cells[cells["metric"].isin(METRICS_ANSWERED)]
+    answered = [m for m in METRICS_ANSWERED if run.checked or m not in PER_REQUEST]
+    if is_paired(run.manifest) and not cells.empty:
+        # A case whose arms were usable in different rounds has no pair: analysis.validity says why.
+        paired_cases = cells.groupby(["api", "case"])["pairs"].transform("max") > 0
+        cells = cells[paired_cases]
+    part = cells[cells["metric"].isin(answered)]
+    fresh = memory_cells(run, cells, versus)
+    if not fresh.empty:
+        part = pd.concat([part, fresh], ignore_index=True)
+    part = with_bounds(run, part, versus)
     part = part.merge(load_flags(run, (versus.numerator, versus.denominator)), on=["api", "case"], how="left")
     part["load_flags"] = part["load_flags"].fillna("")
     part["comparison"] = PAIRED if is_paired(run.manifest) else INDEPENDENT
@@ -116,6 +138,34 @@ def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
     part["numerator"], part["denominator"] = versus.numerator, versus.denominator
     part = part.astype({c: "Int64" for c in COUNT_COLUMNS})
     return part.sort_values(["api", "case", "metric"], key=answer_order)[COLUMNS].reset_index(drop=True)
+
+
+def memory_cells(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
+    """The fresh processes' memory ratio (memory.csv) as answer cells of the cases the comparison
+    has; none for a run without memory.csv."""
+    found = memory.ratios(run, versus.numerator, versus.denominator)
+    if found.empty or cells.empty:
+        return pd.DataFrame(columns=cells.columns)
+    cases = cells[["api", *CASE_COLUMNS]].drop_duplicates()
+    found = cases.merge(found, on=["api", "case"])
+    judged = found["ratio_low"].notna()
+    return found.assign(
+        metric=memory.METRIC, p=None, judged=judged,
+        significant=judged & ((found["ratio_low"] > 1) | (found["ratio_high"] < 1)),
+        numerator_n=found["pairs"], denominator_n=found["pairs"],
+        **{f"{ASPNET}_n": found["pairs"] if versus.frameworks else None,
+           f"{EXPRESS}_n": found["pairs"] if versus.frameworks else None})
+
+
+def with_bounds(run: Run, part: pd.DataFrame, versus: Versus) -> pd.DataFrame:
+    """Throughput cells with a load-generator-bound arm: `bound` says which way the ratio can
+    only move (>=, <=, or both: not measurable), and none is judged, since a bound is no estimate."""
+    found = validity.bounds(run, (versus.numerator, versus.denominator))
+    part = part.merge(found, on=["api", "case"], how="left")
+    part["bound"] = part["bound"].where(part["metric"] == "throughput_rps", "").fillna("")
+    held = part["bound"] != ""
+    part.loc[held, ["judged", "significant"]] = False
+    return part
 
 
 def of(answers: pd.DataFrame, versus: Versus) -> pd.DataFrame:
@@ -136,9 +186,22 @@ def better_side(metric: str, versus: Versus = FRAMEWORKS) -> tuple[str, str]:
     return (b, a) if metric in HIGHER_IS_BETTER else (a, b)
 
 
+def shown(answers: pd.DataFrame) -> list[str]:
+    """The metrics the page shows: SHOWN, those the comparison has, memory from fresh processes
+    instead of the run-long peak RSS where the run measured it."""
+    present = set(answers["metric"])
+    metrics = [m for m in SHOWN if m in present]
+    return [m for m in metrics if not (m == "rss_peak_mb" and memory.METRIC in present)]
+
+
 def ratio_text(cell: pd.Series) -> str:
     if pd.isna(cell["ratio"]):
         return "–"
+    if cell.get("bound") == "both":
+        return (f"not measurable here: both arms load-generator bound (measured {cell['ratio']:.2f}); "
+                f"to measure it: {validity.MORE_LOAD}")
+    if cell.get("bound"):
+        return f"{BOUND_TEXT[cell['bound']]} {cell['ratio']:.2f} (bound)"
     text = f"{cell['ratio']:.2f}"
     if not pd.isna(cell["ratio_low"]):
         text += f" [{cell['ratio_low']:.2f}, {cell['ratio_high']:.2f}]"
@@ -157,7 +220,7 @@ def display(answers: pd.DataFrame, api: str) -> tuple[pd.DataFrame, pd.DataFrame
         flags = group["load_flags"].iloc[0]
         row = {"Case": case_label(case, *load) + (f" {FLAGGED}" if flags else "")}
         css = {"Case": "load-flagged" if flags else ""}
-        for metric in SHOWN:
+        for metric in shown(answers):
             heading = HEADINGS[metric]
             if metric not in by.index:
                 row[heading], css[heading] = "–", ""

@@ -12,7 +12,7 @@ from matplotlib.patches import Patch  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from analysis.answer import FLAGGED, FRAMEWORKS, HEADINGS, LOAD_FLAGS, SHOWN, Versus, better_side  # noqa: E402
+from analysis.answer import FLAGGED, FRAMEWORKS, HEADINGS, LOAD_FLAGS, Versus, better_side, shown  # noqa: E402
 from analysis.claims import MARGIN  # noqa: E402
 from analysis.load import Run, load_jtl, load_proc  # noqa: E402
 from analysis.metrics import METRICS, PAIR, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
@@ -22,6 +22,7 @@ COLOURS = {"aspnet": "#512bd4", "express": "#3c873a"}
 API_TITLE = {"rest": "REST", "graphql": "GraphQL"}
 CASE_AXIS = "Case (concurrent users / rows per request, /J = with join)"
 DPI = 110
+BOUND_MARKER = {">=": ">", "<=": "<"}
 
 
 def colour(framework: str, index: int) -> str:
@@ -185,28 +186,32 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
     cases = part[CASE_COLUMNS].drop_duplicates().sort_values("case")
     flagged = part.groupby("case")["load_flags"].first()
     y = np.arange(len(cases))[::-1]  # the first case on top, as in the table
-    fig, axes = plt.subplots(1, len(SHOWN), figsize=(13, 2.6 + 0.45 * len(cases)), sharey=True)
-    shown = part[part["metric"].isin(SHOWN)]
-    limits = [v for v in shown[["ratio", "ratio_low", "ratio_high"]].to_numpy(dtype=float).ravel()
+    metrics = shown(part)
+    # A panel needs about 3.4 inches for its "← … better | … better →" label.
+    fig, axes = plt.subplots(1, len(metrics), figsize=(max(13, 3.4 * len(metrics)), 2.6 + 0.45 * len(cases)),
+                             sharey=True)
+    drawn = part[part["metric"].isin(metrics)]
+    limits = [v for v in drawn[["ratio", "ratio_low", "ratio_high"]].to_numpy(dtype=float).ravel()
               if np.isfinite(v) and v > 0]
     # An interval from two pairs can span two orders of magnitude; the axis follows the ratios
     # themselves, at most 8x beyond them, so one wide interval cannot squash every other case.
-    points = shown["ratio"].to_numpy(dtype=float)
+    points = drawn["ratio"].to_numpy(dtype=float)
     points = points[np.isfinite(points) & (points > 0)]
     low = max(min(limits + [1 / (1 + MARGIN)]), points.min() / 8 if len(points) else 0.5) / 1.15
     high = min(max(limits + [1 + MARGIN]), points.max() * 8 if len(points) else 2) * 1.15
-    for ax, metric in zip(axes, SHOWN):
+    for ax, metric in zip(np.atleast_1d(axes), metrics):
         mine = part[part["metric"] == metric].set_index("case").reindex(cases["case"])
         ax.axvspan(1 / (1 + MARGIN), 1 + MARGIN, color="#eeeeee", zorder=0)
         ax.axvline(1, color="#333", linewidth=1, zorder=1)
         for yi, (case, cell) in zip(y, mine.iterrows()):
-            if pd.isna(cell["ratio"]):
+            if pd.isna(cell["ratio"]) or cell.get("bound") == "both":
                 continue
             significant = bool(cell["judged"] and cell["significant"])
             c = "#1f4e9c" if significant else "#7f8c8d"
             if not pd.isna(cell["ratio_low"]):
                 ax.plot([cell["ratio_low"], cell["ratio_high"]], [yi, yi], color=c, linewidth=2, zorder=2)
-            ax.plot(cell["ratio"], yi, "o", markersize=7, color=c, zorder=3,
+            # A bound points the way the ratio can only move.
+            ax.plot(cell["ratio"], yi, BOUND_MARKER.get(cell.get("bound"), "o"), markersize=7, color=c, zorder=3,
                     markerfacecolor="white" if flagged.get(case) else c, markeredgewidth=1.8)
         ax.set_xscale("log")
         ax.set_xlim(low, high)
@@ -230,6 +235,9 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
                    label=f"{FLAGGED} load-flagged case"),
         Patch(color="#eeeeee", label=f"within {MARGIN * 100:.0f} % of 1"),
     ]
+    if (drawn.get("bound", pd.Series(dtype=str)).isin(list(BOUND_MARKER))).any():
+        handles.append(plt.Line2D([], [], color="#7f8c8d", marker=">", linestyle="none",
+                                  label="load-generator bound: ≥ (▶) or ≤ (◀)"))
     used = sorted({f for flags in flagged for f in str(flags).split(";") if f})
     bottom = footnote(fig, " ".join(["Cases as number: users/rows, /J = with a join; ratios from "
                                      f"{part['comparison'].iloc[0]}."]
@@ -243,8 +251,79 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
     fig.suptitle(f"{API_TITLE[api]}: {names}" + (f" ({versus.symbol})" if versus.frameworks else "")
                  + " per case, with 95 % intervals",
                  y=1 - 0.05 / height, fontsize=11)
-    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=9, frameon=False,
+    fig.legend(handles=handles, loc="upper center", ncol=len(handles), fontsize=9, frameon=False,
                bbox_to_anchor=(0.5, 1 - 0.3 / height))
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
+
+
+VALIDITY_MARKERS = {"valid": "o", "bound": "^", "invalid": "x"}
+
+
+def ceiling(run: Run, items: pd.DataFrame, ceilings: pd.DataFrame, share: float, api: str, path: Path) -> Path:
+    """JMeter's throughput per item against its ceiling at the same threads (ceiling.csv: what it
+    drove against an app's 404), per case: near the ceiling JMeter, not the app, set the rate.
+    `items`: the ok items of the API with their validity (analysis.validity.judged)."""
+    cases = items[[*CASE_COLUMNS, "threads"]].drop_duplicates(CASE_COLUMNS).sort_values("case")
+    by_threads = ceilings.groupby("threads")["throughput_rps"].mean()
+    x = np.arange(len(cases))
+    fig, ax = plt.subplots(figsize=(max(8, 0.7 * len(cases) + 3), 5.2))
+    for j, threads in enumerate(cases["threads"]):
+        if threads in by_threads.index:
+            top = by_threads[threads]
+            ax.plot([j - 0.4, j + 0.4], [top, top], color="#333", linewidth=2,
+                    label="JMeter's ceiling (its 404 rate at these threads)" if j == 0 else None)
+            ax.plot([j - 0.4, j + 0.4], [share * top] * 2, color="#333", linestyle="--", linewidth=1,
+                    label=f"{share:.0%} of it: bound from here" if j == 0 else None)
+    seen = set()
+    for i, framework in enumerate(ordered_frameworks(items["framework"])):
+        offset = (i - 0.5) * 0.25
+        for _, row in items[items["framework"] == framework].iterrows():
+            j = int(np.flatnonzero(cases["case"].to_numpy() == row["case"])[0])
+            state = row["validity"] or "valid"
+            label = f"{run.display_name(framework)}, {state}"
+            ax.plot(j + offset, row["throughput_rps"], VALIDITY_MARKERS.get(state, "o"), color=colour(framework, i),
+                    markersize=7, markerfacecolor="none" if state == "invalid" else colour(framework, i),
+                    label=None if label in seen else label)
+            seen.add(label)
+    log_scale(ax)
+    ax.set_xticks(x, [case_tick(*c[:4]) for c in cases.itertuples(index=False)], fontsize=8)
+    ax.set_xlabel(CASE_AXIS)
+    ax.set_ylabel("Throughput (requests/s, log scale)")
+    ax.set_title(f"{API_TITLE[api]}: JMeter's throughput per item against its ceiling")
+    ax.legend(fontsize=8, ncol=2)
+    ax.grid(alpha=0.3, which="both", axis="y")
+    bottom = footnote(fig, "One marker per item (round); ● valid, ▲ bound (the load generator set the rate: a "
+                           "lower bound of the app's), × invalid. The ceiling is measured once per run, before "
+                           "the first round, at each thread count the run uses.")
+    return save(fig, path, bottom)
+
+
+def cpu_per_request(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Path:
+    """App and database CPU per request per case, arms side by side, with 95 % intervals."""
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=False)
+    part = agg[agg["api"] == api]
+    cases = part[CASE_COLUMNS].drop_duplicates().sort_values("case")
+    x = np.arange(len(cases))
+    frameworks = ordered_frameworks(part["framework"])
+    width = 0.8 / max(len(frameworks), 1)
+    for ax, column in zip(axes, ("app_cpu_ms_per_req", "db_cpu_ms_per_req")):
+        for i, framework in enumerate(frameworks):
+            mine = part[(part["framework"] == framework) & (part["metric"] == column)] \
+                .set_index("case").reindex(cases["case"])
+            means = mine["mean"].to_numpy(dtype=float)
+            err = np.vstack([means - mine["ci_low"].to_numpy(dtype=float), mine["ci_high"].to_numpy(dtype=float) - means])
+            ax.bar(x + (i - (len(frameworks) - 1) / 2) * width, means, width, color=colour(framework, i),
+                   yerr=err if np.isfinite(err).any() else None, capsize=3, label=run.display_name(framework))
+        ax.set_xticks(x, [case_tick(*c) for c in cases.itertuples(index=False)], fontsize=8)
+        ax.set_xlabel(CASE_AXIS)
+        ax.set_ylabel(f"{METRICS[column].label} (ms of CPU)")
+        ax.set_title(METRICS[column].label)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend()
+    fig.suptitle(f"{API_TITLE[api]}: CPU time per request, usable items only")
+    bottom = footnote(fig, "The process's mean CPU over the measured window times its length, over the "
+                           "requests completed in it; bars: mean over usable items, error bars: 95 % t-interval "
+                           "(none with one item). It stays comparable when the load generator sets the rate.")
+    return save(fig, path, bottom)

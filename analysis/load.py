@@ -9,8 +9,12 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.metrics import ordered_frameworks
-from benchlib.results import (MANIFEST, SUMMARY, ResultFileError, item_dir, latest_run,  # noqa: F401
-                              load_jtl, load_manifest, load_proc, load_run_json, load_summary)
+from benchlib.results import (MANIFEST, SUMMARY, TEXT_COLUMNS, VALIDITY_FIELDS, ResultFileError,  # noqa: F401
+                              item_dir, latest_run, load_jtl, load_manifest, load_proc, load_run_json,
+                              load_run_table, load_summary)
+
+# The first schema whose items carry their validity checks (collect/validity.py).
+CHECKED_SCHEMA = 3
 
 
 @dataclass
@@ -54,6 +58,11 @@ class Run:
                 or (arm.split(":", 1)[1] if ":" in arm else "default"))
 
     @property
+    def checked(self) -> bool:
+        """Whether the run's items carry validity checks; older runs predate them."""
+        return self.manifest["schema_version"] >= CHECKED_SCHEMA
+
+    @property
     def arms(self) -> list[str]:
         """Every arm of the run: those the user named (settings.frameworks), in that order, then
         any other arm summary.csv holds, in the study's order (aspnet, express, then by name)."""
@@ -69,4 +78,20 @@ def load_run(run_dir: Path) -> Run:
         raise ResultFileError(run_dir, "no such run directory")
     manifest = load_manifest(run_dir / MANIFEST)
     summary, duplicates = load_summary(run_dir / SUMMARY, manifest["schema_version"])
+    # Runs before the checks get their columns empty, so every module reads one shape of summary.
+    for column in VALIDITY_FIELDS:
+        if column not in summary.columns:
+            summary[column] = "" if column in TEXT_COLUMNS else float("nan")
     return Run(run_dir, manifest, summary, duplicates)
+
+
+def run_table(path: Path, columns: list[str]) -> tuple[pd.DataFrame | None, str]:
+    """A run-level table that only some runs have (ceiling.csv, crosscheck.csv, memory.csv): the
+    table and "", or None and why there is none. A missing or malformed one never stops the report:
+    the section that needed it says why it is empty."""
+    if not path.is_file():
+        return None, f"this run has no {path.name}"
+    try:
+        return load_run_table(path, columns), ""
+    except ResultFileError as e:
+        return None, f"{path.name}: {str(e).removeprefix(f'{path}: ')}"

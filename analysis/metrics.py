@@ -28,6 +28,9 @@ METRICS = {m.column: m for m in [
     Metric("db_cpu_mean_pct", "Database mean CPU", "% of one core"),
     Metric("loadgen_cpu_peak_pct", "Load-generator peak CPU", "% of one core"),
     Metric("loadgen_cpu_mean_pct", "Load-generator mean CPU", "% of one core"),
+    # Schema 3: CPU time per request, which a shared machine distorts least (empty in older runs).
+    Metric("app_cpu_ms_per_req", "App CPU per request", "ms of CPU"),
+    Metric("db_cpu_ms_per_req", "Database CPU per request", "ms of CPU"),
 ]}
 
 
@@ -71,6 +74,7 @@ EXTRA_GROUPS = {
     "latency percentiles": ["p50_ms", "p95_ms", "p99_ms"],
     "throughput and errors": ["throughput_rps", "samples", "error_pct"],
     "server resources": ["rss_peak_mb", "cpu_mean_pct", "db_cpu_mean_pct"],
+    "CPU per request": ["app_cpu_ms_per_req", "db_cpu_ms_per_req"],
     "load generator": ["loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct"],
 }
 

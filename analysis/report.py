@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, engines, figures, replication, study_check, tables, verdicts
+from analysis import answer, engines, figures, memory, replication, study_check, tables, trust, validity, verdicts
 from analysis.claims import CLAIMS, MARGIN
 from analysis.load import ResultFileError, Run, load_run
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
@@ -84,15 +84,19 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     figs.mkdir(parents=True)
     tabs.mkdir()
     agg, sig = tables.aggregate(run), verdicts.report_cells(run)
+    if agg.empty and run.checked and not validity.judged(run).empty:
+        return build_unmeasurable(run, out, tabs)
     if agg.empty:
         raise ResultFileError(run.dir / "summary.csv", "has no iteration with status ok")
+    # The study's memory claims are judged on fresh processes where the run measured them.
+    claim_cells = memory.for_verdicts(run, sig)
     # The study's sections compare the two default arms, aspnet and express, and nothing else: a
     # run with extra variants gives the same study sections as one without them.
     study_agg = agg[agg["framework"].isin(PAIR)]
     study = load_study()
     side = replication.side_by_side(study_agg, run.cores, study)
     ratios = replication.ratios(side)
-    results = verdicts.verdicts(CLAIMS, sig, tables.unmeasured(run), run.cores)
+    results = verdicts.verdicts(CLAIMS, claim_cells, tables.unmeasured(run), run.cores)
     checks = study_check.checks(CLAIMS, study)
     status, problems = tables.run_status(run), tables.problems(run)
     answers = answer.answer(run, sig)
@@ -106,7 +110,7 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     side.to_csv(tabs / "study_side_by_side.csv", index=False)
     ratios.to_csv(tabs / "study_ratios.csv", index=False)
     verdicts.verdict_table(results, checks).to_csv(tabs / "verdicts.csv", index=False)
-    verdicts.cell_table(CLAIMS, sig).to_csv(tabs / "claim_cells.csv", index=False)
+    verdicts.cell_table(CLAIMS, claim_cells).to_csv(tabs / "claim_cells.csv", index=False)
     status.to_csv(tabs / "iterations.csv", index=False)
     problems.to_csv(tabs / "problem_iterations.csv", index=False)
     engine_table = engines.engine_table(run)  # None unless the load came from remote engines
@@ -120,6 +124,8 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     details = detail_figures(run, agg, apis, case, figs)
     doc = Doc(f"Testbed report: run {run.run_id}")
     summary(doc, run, agg, status, comparisons)
+    if run.checked:
+        trust.section(doc, run, answers, apis, figs, tabs)
     answer_section(doc, run, answers, apis, figs)
     for i, versus in enumerate(comparisons):
         # The legend and the method are the framework answer's; without one, the first variant
@@ -136,8 +142,35 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
         doc.figure(path, caption)
     replication_section(doc, run, side, ratios, study_apis)
     appendix(doc, problems)
+    if run.checked:
+        trust.appendix(doc, run, tabs)
+    write(doc, out)
+
+
+def write(doc: Doc, out: Path) -> None:
     (out / "report.md").write_text(markdown(doc, out))
     (out / "index.html").write_text(html_page(doc))
+
+
+def build_unmeasurable(run: Run, out: Path, tabs: Path) -> None:
+    """A checked run none of whose items passed: no statistic can be computed, so the report is the
+    trust section, what would measure each cell, and every check."""
+    doc = Doc(f"Testbed report: run {run.run_id}")
+    doc.para("No item of this run passed its validity checks, so it gives no answer, no verdict and "
+             "none of the study's tables: every number would describe a load the case does not name.")
+    items = validity.judged(run)
+    apis = [a for a in ("rest", "graphql") if a in set(items["api"])]
+    trust.section(doc, run, pd.DataFrame(columns=answer.COLUMNS), apis, out / "figures", tabs)
+    doc.heading(2, "The answer: ASP.NET Core / Express.js, per case")
+    doc.bullets([not_measurable_text(r) for r in validity.unmeasurable(run, answer.PAIR).itertuples()]
+                or ["No case has both frameworks."])
+    trust.appendix(doc, run, tabs)
+    write(doc, out)
+
+
+def not_measurable_text(row) -> str:
+    return (f"{'REST' if row.api == 'rest' else 'GraphQL'} {case_label(row.case, row.requests, row.rows, row.joins)}: "
+            f"not measurable here: {row.reason}. To measure it: {row.fix}.")
 
 
 def rounds_text(run: Run, agg: pd.DataFrame, who: str = "frameworks") -> str:
@@ -166,12 +199,17 @@ def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
              f"{', '.join(map(str, cases))} of the 2021 study's 18: concurrent users x rows per request x "
              f"join), each measured {rounds_text(run, agg, 'arms' if comparisons else 'frameworks')}, with "
              f"the app's CPU and memory sampled, on a {run.cores}-core machine (profile "
-             f"{run.manifest.get('profile', '?')}). First the answer: how ASP.NET Core compares with "
+             f"{run.manifest.get('profile', '?')}). "
+             + ("First whether the run can be trusted: which measurements passed their checks. Then "
+                if run.checked else "First ")
+             + "the answer: how ASP.NET Core compares with "
              "Express.js per case; "
              + (f"then variant against variant ({'; '.join(versus_names(run, v) for v in comparisons)}); "
                 if comparisons else "")
              + "then the run's details, the verdicts on the study's claims, the study's tables and figures "
              "recomputed, and an appendix of the iterations that were flagged, excluded or failed.")
+    if not run.checked:
+        doc.para(trust.predates(run))
     flagged, excluded, failed = (int(status[c].sum()) for c in ("flagged", "excluded", "failed"))
     doc.para(f"{flagged} iteration{'s' if flagged != 1 else ''} flagged, {excluded} excluded, {failed} "
              "failed: see the appendix." if flagged + excluded + failed else
@@ -276,6 +314,7 @@ def comparison_tables(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: l
                 doc.para(f"No {title} case has both arms measured: "
                          + (f"{lacking} has no ok {title} iteration." if lacking else
                             f"they have no ok {title} iteration of one case."))
+            unmeasured_cells(doc, run, versus, api)
             continue
         table, classes = answer.display(answers, api)
         doc.table(table, f"{title}: {symbol} per case, 95 % interval; {answer.SIGNIFICANT} significant, "
@@ -283,6 +322,20 @@ def comparison_tables(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: l
         path = figures.forest(run, answers, api, figs / figure_name(versus, api), versus)
         doc.figure(path, f"{title}: {symbol} per case and metric, with 95 % intervals, on a log axis (0.5 and 2 "
                          "are equally far from 1).")
+        unmeasured_cells(doc, run, versus, api)
+        if run.checked and versus.frameworks:
+            agg = tables.aggregate(run)
+            path = figures.cpu_per_request(run, agg[agg["framework"].isin(answer.PAIR)], api,
+                                           figs / f"cpu_per_request_{api}.png")
+            doc.figure(path, f"{title}: the app's and the database's CPU time per request, per case.")
+
+
+def unmeasured_cells(doc: Doc, run: Run, versus, api: str) -> None:
+    """The cases of the API that the comparison's arms both ran but could not measure."""
+    found = validity.unmeasurable(run, (versus.numerator, versus.denominator))
+    found = found[found["api"] == api]
+    if not found.empty:
+        doc.bullets([not_measurable_text(r) for r in found.itertuples()])
 
 
 def figure_name(versus, api: str) -> str:
@@ -313,7 +366,19 @@ def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "fra
                                                                          " No case of this run is flagged."),
         "CPU is the app's mean CPU over the measured window; memory its peak resident set (RSS). Mean "
         "and p99 response time, and every cell's p and n, are in tables/answer.csv.",
-    ])
+    ] + ([
+        "App and DB CPU per request: the process's CPU time over the window per request completed in "
+        "it (ms), paired like the rest; a shared machine distorts it least, since it stays comparable "
+        "when the load generator sets the rate.",
+        "Only items that passed their validity checks (valid or bound, see \"Can you trust this run?\") "
+        "count, and a paired cell uses only the rounds where both arms are usable. A throughput written "
+        "≥ or ≤ had a load-generator-bound arm: that arm can only be faster than measured, so the ratio "
+        "is a bound, not an estimate, and is not judged; with both arms bound it is not measurable.",
+    ] if run.checked else []) + ([
+        "Memory (fresh process): each arm's high-water mark (VmHWM) on a process restarted just before "
+        "the case (memory.csv), one per arm and case, so no interval; the run-long peak RSS carries "
+        "every case before it and stays in tables/answer.csv only.",
+    ] if memory.METRIC in set(answers["metric"]) else []))
     doc.heading(3, "How the ratios were computed, and why")
     doc.para(method_text(run, kind, who, symbol))
 
@@ -425,7 +490,8 @@ def run_section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataF
         engines_section(doc, run, engine_table)
     doc.heading(2, "How to read this report")
     doc.bullets([
-        "Every value is the mean over the iterations with status ok; brackets give the 95 % "
+        "Every value is the mean over the iterations with status ok"
+        + (" that passed their validity checks (valid or bound)" if run.checked else "") + "; brackets give the 95 % "
         "t-interval of that mean across iterations; (n=1) means a single iteration, so no interval.",
         "† k: k of the iterations behind the value were flagged as untrustworthy by the run "
         "(e.g. errors, a saturated load generator); they are included, so weigh the value accordingly.",
@@ -526,7 +592,10 @@ def verdict_section(doc: Doc, run: Run, results, checks) -> None:
     doc.para("Every statement of the abstract and of sections 5 and 6 about which framework is faster "
              "or uses less CPU or memory, and where, is a claim below, in the study's words with its "
              "line numbers in the thesis's text. Each is tested per cell (API x case x metric) on the "
-             "ratio A/E = ASP.NET Core / Express.js (memory as peak RSS), with its 95 % interval and "
+             "ratio A/E = ASP.NET Core / Express.js ("
+             + ("memory from fresh processes, memory.csv: one per case, so shown but not judged"
+                if memory.ratios(run, *answer.PAIR).size else "memory as peak RSS")
+             + "), with its 95 % interval and "
              + ("significance from the paired rounds, as in the answer section (geometric mean of the "
                 "per-round ratios, t interval and paired t-test on the log ratios)." if is_paired(run.manifest)
                 else "the significance test of the tables below (ratio of the two means, interval by the "
@@ -625,6 +694,8 @@ def extra_section(doc, run, agg, sig, apis, tabs) -> None:
     for api in apis:
         for group, metrics in EXTRA_GROUPS.items():
             for metric in metrics:
+                if agg[(agg["api"] == api) & (agg["metric"] == metric)]["n"].sum() == 0:
+                    continue  # not recorded in this run (CPU per request before schema 3)
                 wide = tables.wide(agg, sig, api, metric)
                 wide.to_csv(tabs / f"extra_{api}_{metric}.csv", index=False)
                 m = METRICS[metric]

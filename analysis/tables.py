@@ -1,6 +1,7 @@
 """Per-case statistics across iterations: the study's Tables 1-10 and the metrics it lacked.
 
-Only iterations with status `ok` count. Flagged ones (e.g. a saturated load generator) count too,
+Only iterations with status `ok` count, and in a run whose items carry validity checks only the
+valid and bound ones (analysis.validity). Flagged ones (e.g. a saturated load generator) count too,
 but every table carries how many of a cell's iterations were flagged so readers can discount them.
 """
 import pandas as pd
@@ -9,13 +10,15 @@ from analysis.load import Run, load_run_json
 from analysis.metrics import METRICS, PAIR, StudyTable, ordered_frameworks
 from analysis.paired import is_paired, paired
 from analysis.stats import compare, interval, ratio_of_means
+from analysis.validity import usable
 from benchlib.cases import API_STYLES as APIS
 
 CASE_COLUMNS = ["case", "requests", "rows", "joins"]
 
 
 def ok_rows(run: Run) -> pd.DataFrame:
-    return run.summary[run.summary["status"] == "ok"]
+    """The iterations every statistic uses: ok, and valid or bound where the run checked them."""
+    return usable(run)
 
 
 def aggregate(run: Run) -> pd.DataFrame:

@@ -112,8 +112,10 @@ def test_cli_without_run_id_reports_the_latest_run(results):
     latest = sorted(p.name for p in results.iterdir())[-1]
     assert done.stdout.strip() == f"report: {results / latest / 'report' / 'index.html'}"
     figures = {p.name for p in (results / latest / "report" / "figures").iterdir()}
-    # 12 as in the hand-made fixture, and one answer figure: its ASP.NET Core had no GraphQL
-    assert len(figures) == 13 and all(name.endswith(".png") for name in figures)
+    # The latest is the schema-3 smoke run: the hand-made fixture's 12, two answer figures, and per
+    # API JMeter against its ceiling and CPU per request.
+    assert len(figures) == 18 and all(name.endswith(".png") for name in figures)
+    assert {"ceiling_rest.png", "ceiling_graphql.png", "cpu_per_request_rest.png"} <= figures
 
 
 def test_cli_names_the_broken_file_in_one_line(results):

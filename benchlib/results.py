@@ -261,6 +261,12 @@ def _read_table(path: Path, required: set):
     return table
 
 
+def load_run_table(path: Path, columns: list[str]):
+    """A run-level table of schema 3 (ceiling.csv, crosscheck.csv, memory.csv): its `columns`, each
+    required."""
+    return _read_table(path, set(columns))
+
+
 def load_jtl(path: Path):
     """The measured samples of a JMeter CSV JTL (as summary.csv counts them: by completion inside
     the window its run.json records, or by label before schema 3): elapsed ms and success."""

@@ -1,0 +1,157 @@
+"""The report's "Can you trust this run?" section and its appendix of checks: per item whether it
+measured the server (analysis.validity), JMeter against its own ceiling, the second load
+generator's ratio beside JMeter's, and memory from fresh processes. Only runs whose items carry
+validity checks (schema 3) have them; older runs get one sentence saying they predate the checks."""
+from pathlib import Path
+
+import pandas as pd
+
+from analysis import answer, crosscheck, figures, memory, validity
+from analysis.load import Run, run_table
+from analysis.metrics import PAIR, case_label
+from analysis.render import Doc
+from analysis.tables import report_order
+from benchlib.results import CEILING, CEILING_COLUMNS, VALIDITY_FIELDS
+
+ASPNET, EXPRESS = PAIR
+# The checks' own columns, as the appendix lists them (summary.csv's VALIDITY_FIELDS).
+CHECK_COLUMNS = ["framework", "api", "case", "iteration", "status", "validity", *(
+    f for f in VALIDITY_FIELDS if f not in ("validity", "validity_reasons")), "validity_reasons"]
+
+
+def predates(run: Run) -> str:
+    return (f"This run predates the validity checks (results schema {run.manifest['schema_version']}; the "
+            "checks came with schema 3): its items were never checked for steady state, Little's law or "
+            "the load generator's ceiling, so every ok iteration counts, as it did when it was made.")
+
+
+def grid(run: Run) -> pd.DataFrame:
+    """Framework x API by case: each cell's items counted over rounds by validity, with the checks
+    the invalid and bound ones failed (tables/validity_grid.csv)."""
+    items = validity.judged(run)
+    records = []
+    for (framework, api), mine in items.groupby(["framework", "api"]):
+        row = {"framework": framework, "api": api}
+        for case, cell in mine.groupby("case"):
+            parts = []
+            for state in validity.VALID, validity.BOUND, validity.INVALID:
+                these = cell[cell["validity"] == state]
+                if these.empty:
+                    continue
+                names = [n for r in these["reasons"] for n in validity.check_names(r)]
+                checks = pd.Series(names, dtype=object).value_counts()
+                named = ", ".join(f"{n} {k}" if k > 1 else n for n, k in checks.items()
+                                  if not (state == validity.BOUND and n == "littles_law"))
+                parts.append(f"{len(these)} {state}" + (f" ({named})" if named else ""))
+            row[f"case {case}"] = "; ".join(parts)
+        records.append(row)
+    table = pd.DataFrame.from_records(records)
+    cases = sorted({int(c.split()[1]) for c in table.columns if c.startswith("case ")})
+    table = table[["framework", "api", *(f"case {c}" for c in cases)]].fillna("–")
+    return table.sort_values(["framework", "api"], key=report_order, ignore_index=True)
+
+
+def counts_text(run: Run) -> str:
+    items = validity.judged(run)
+    counted = items["validity"].value_counts()
+    cells = items.groupby(["framework", "api", "case"])["validity"].agg(
+        lambda v: validity.INVALID if (v == validity.INVALID).all() else
+        validity.BOUND if not (v == validity.VALID).any() else validity.VALID).value_counts()
+    return (f"Of {len(items)} ok items, {counted.get(validity.VALID, 0)} are valid, {counted.get(validity.BOUND, 0)} "
+            f"bound and {counted.get(validity.INVALID, 0)} invalid; of {int(cells.sum())} cells (arm x API x "
+            f"case), {cells.get(validity.VALID, 0)} have a valid round, {cells.get(validity.BOUND, 0)} only "
+            f"bound ones and {cells.get(validity.INVALID, 0)} none usable.")
+
+
+def section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Path, tabs: Path) -> None:
+    doc.heading(2, "Can you trust this run?")
+    doc.para("Every item (one arm, API, case and round) was checked before any number below uses it "
+             "(collect/README.md, \"Validity\"): requests counted by completion inside the window, "
+             "Little's law within 10 %, every thread completing a request in the window, steady "
+             "throughput, no errors, and the load generator neither at its ceiling nor holding the "
+             "machine. Valid items are used; bound ones (the load generator set the rate) are used with "
+             "their throughput shown as a bound (≥ or ≤); invalid ones are never used, and a cell left "
+             "without usable rounds says \"not measurable here\" and what would measure it. "
+             + counts_text(run))
+    table = grid(run)
+    table.to_csv(tabs / "validity_grid.csv", index=False)
+    doc.table(table.rename(columns={"framework": "Arm", "api": "API"}),
+              "Validity per arm, API and case, counted over rounds, with the checks that failed "
+              "(each item's figures: the appendix and tables/validity.csv)")
+    ceiling_figures(doc, run, apis, figs)
+    crosscheck_table(doc, run, answers, tabs)
+    memory_table(doc, run, tabs)
+
+
+def ceiling_figures(doc: Doc, run: Run, apis: list[str], figs: Path) -> None:
+    found, why = run_table(run.dir / CEILING, CEILING_COLUMNS)
+    if found is None:
+        doc.para(f"No figure of JMeter against its ceiling: {why} (a run with remote engines judges "
+                 "each engine's own CPU instead).")
+        return
+    share = run.manifest.get("validity", {}).get("numbers", {}).get("ceiling_share", 0.8)
+    items = validity.judged(run)
+    for api in apis:
+        mine = items[items["api"] == api]
+        if mine.empty:
+            continue
+        path = figures.ceiling(run, mine, found, share, api, figs / f"ceiling_{api}.png")
+        doc.figure(path, f"{api}: each item's throughput against what JMeter drove at the same threads "
+                         "against an app's 404 (ceiling.csv). At or above the dashed line the item is bound.")
+
+
+def jmeter_text(answers: pd.DataFrame, api: str, case: int) -> str:
+    row = answers[(answers["api"] == api) & (answers["case"] == case) & (answers["metric"] == "throughput_rps")]
+    return answer.ratio_text(row.iloc[0]) if not row.empty else "not measurable here (see the answer)"
+
+
+def crosscheck_table(doc: Doc, run: Run, answers: pd.DataFrame, tabs: Path) -> None:
+    found, why = crosscheck.ratios(run, ASPNET, EXPRESS)
+    if found.empty:
+        doc.para(f"No second load generator's ratio: {why or 'crosscheck.csv has no case both frameworks measured'}.")
+        return
+    found.to_csv(tabs / "crosscheck.csv", index=False)
+    rows = [{"API": "REST" if r.api == "rest" else "GraphQL", "Case": r.case,
+             "JMeter A/E throughput (usable rounds)": jmeter_text(answers, r.api, r.case),
+             f"{r.tool} A/E throughput": answer.ratio_text(pd.Series({
+                 "ratio": r.ratio, "ratio_low": r.ratio_low, "ratio_high": r.ratio_high,
+                 "note": r.ratio_note or "", "judged": False, "significant": False})),
+             "rounds": r.rounds, "per round": r.per_round}
+            for r in found.sort_values(["api", "case"], key=report_order).itertuples(index=False)]
+    doc.table(pd.DataFrame(rows), "Throughput A/E from JMeter beside a second load generator at the same "
+                                  "concurrency (crosscheck.csv): wrk spends a fraction of JMeter's CPU per "
+                                  "request, so where the two differ, JMeter set the ratio")
+
+
+def memory_table(doc: Doc, run: Run, tabs: Path) -> None:
+    found = memory.ratios(run, ASPNET, EXPRESS)
+    if found.empty:
+        _, why = memory.table(run)
+        doc.para(f"No memory from fresh processes: {why or 'memory.csv has no case both frameworks measured'}; "
+                 "memory is the run-long peak RSS.")
+        return
+    cases = run.summary[["case", "requests", "rows", "joins"]].drop_duplicates().set_index("case")
+    found.to_csv(tabs / "memory.csv", index=False)
+    rows = [{"API": "REST" if r.api == "rest" else "GraphQL",
+             "Case": case_label(r.case, *cases.loc[r.case]) if r.case in cases.index else r.case,
+             "ASP.NET Core (MB)": f"{r.numerator_mb:.0f}", "Express.js (MB)": f"{r.denominator_mb:.0f}",
+             "A/E": f"{r.ratio:.2f}"} for r in found.sort_values(["api", "case"], key=report_order).itertuples()]
+    doc.table(pd.DataFrame(rows), "Memory per case from a fresh process under the case's concurrency "
+                                  "(memory.csv: VmHWM, one process per arm and case); the answer's memory")
+    doc.para(memory.DIRECTION.format(low=found["ratio"].min(), high=found["ratio"].max(), cores=run.cores))
+
+
+def appendix(doc: Doc, run: Run, tabs: Path) -> None:
+    """Every check of every item, from summary.csv's validity columns (tables/validity.csv)."""
+    items = run.summary[CHECK_COLUMNS].sort_values(["framework", "api", "case", "iteration"], key=report_order,
+                                                   ignore_index=True)
+    items.to_csv(tabs / "validity.csv", index=False)
+    doc.heading(2, "Appendix: every check of every item")
+    doc.para("As summary.csv records them (collect/validity.py; thresholds in the manifest's `validity`): "
+             "littles_ratio = throughput x mean response time / threads; completed_threads of threads; "
+             "trend_pct (p) and spread_cv over the window's bins; machine and load-generator CPU as % of "
+             "all cores; ceiling_share = throughput / ceiling_rps; CPU per request in ms. Failed and "
+             "excluded items have no checks.")
+    shown = items.drop(columns=["in_flight_start", "in_flight_end", "spanning", "ceiling_rps"])
+    doc.table(shown.astype(object).where(shown.notna(), "–"),
+              "Every item's checks, by arm, API (REST first), case and round")

@@ -1,0 +1,127 @@
+"""Which items the analysis may use, from the checks every item of a schema-3 run carries
+(collect/validity.py, collect/README.md "Validity"), and what a cell that has none can say.
+
+An item is `valid`, `bound` (the load generator set its throughput: a lower bound of the app's) or
+`invalid` (never judged). Only valid and bound items feed the answer, the verdicts and the study's
+tables. Runs before the checks have none: every ok item counts, as it always did.
+"""
+import re
+
+import pandas as pd
+
+from analysis.load import Run
+from analysis.paired import is_paired
+
+VALID, BOUND, INVALID = "valid", "bound", "invalid"
+USABLE = (VALID, BOUND)
+# The figures a verdict of valid or bound rests on: without them the check was never computed, so
+# the item cannot have passed it.
+NEEDED = ("window_s", "threads", "completed_threads", "littles_ratio")
+NOT_RECORDED = "validity: not recorded for this item, so its checks cannot be read"
+
+# What measures a cell that failed a check, by the check's name (the text before ':' in a reason).
+MORE_LOAD = "more load generator: remote JMeter engines on other machines (README, \"Running on several machines\")"
+LONGER = "longer windows, so every thread completes requests in a steady window: `./testbed run --profile study`"
+FIXES = {
+    "loadgen_bound": MORE_LOAD, "machine": MORE_LOAD, "loadgen_saturated": MORE_LOAD,
+    "threads": LONGER, "steady_state": LONGER, "littles_law": LONGER, "no_samples": LONGER,
+    "errors": "the app's errors fixed first (see the item's run.json and log): failed requests are another workload",
+    "engines_out_of_step": "engines whose clocks agree (NTP), README \"Running on several machines\"",
+    "validity": "a run by the current collect/, which records every check",
+}
+
+
+def judged(run: Run) -> pd.DataFrame:
+    """The ok items, each with its `validity` as the analysis reads it and its `reasons`: as
+    summary.csv recorded them, except that an item of a checked run with no verdict, or a usable
+    verdict without the figures behind it, is invalid with that reason. Unchecked runs: validity ""."""
+    ok = run.summary[run.summary["status"] == "ok"].copy()
+    if not run.checked:
+        return ok.assign(validity="", reasons="")
+    verdicts, reasons = [], []
+    for _, row in ok.iterrows():
+        missing = [f for f in NEEDED if pd.isna(row[f])]
+        if row["validity"] not in (*USABLE, INVALID):
+            verdicts.append(INVALID), reasons.append(NOT_RECORDED)
+        elif row["validity"] in USABLE and missing:
+            verdicts.append(INVALID)
+            reasons.append(f"validity: {', '.join(missing)} not recorded, so the checks cannot be computed")
+        else:
+            verdicts.append(row["validity"]), reasons.append(row["validity_reasons"] or "")
+    return ok.assign(validity=verdicts, reasons=reasons)
+
+
+def usable(run: Run) -> pd.DataFrame:
+    """The items analysis uses: ok, and valid or bound where the run checked them."""
+    items = judged(run)
+    return items[items["validity"].isin(("", *USABLE))].drop(columns="reasons")
+
+
+# Reasons are `;`-separated, and a reason's own text may hold a `;` (`… (321 req/s at 10 threads;
+# bound from 0.80)`): a new reason starts only where a check's name and a colon follow.
+NEXT_REASON = re.compile(r";(?=[a-z_]+:)")
+
+
+def check_names(reasons: str) -> list[str]:
+    """`littles_law: 0.7 (…);threads: …` -> ["littles_law", "threads"], each once, in order."""
+    return list(dict.fromkeys(r.split(":")[0].strip() for r in NEXT_REASON.split(str(reasons)) if r.strip()))
+
+
+def fixes(reasons: list[str]) -> str:
+    names = [n for r in reasons for n in check_names(r)]
+    return "; ".join(dict.fromkeys(FIXES.get(n, LONGER) for n in names)) or LONGER
+
+
+def unmeasurable(run: Run, arms: tuple[str, str]) -> pd.DataFrame:
+    """Per api and case where both arms have ok items but no round in which both are usable (a
+    paired run) or one arm has no usable item (any other): why, and what would measure it."""
+    columns = ["api", "case", "requests", "rows", "joins", "reason", "fix"]
+    if not run.checked:
+        return pd.DataFrame(columns=columns)
+    items = judged(run)
+    items = items[items["framework"].isin(arms)]
+    records = []
+    for (api, case, requests, rows, joins), cell in items.groupby(["api", "case", "requests", "rows", "joins"]):
+        good = cell[cell["validity"].isin(USABLE)]
+        per_arm = [set(good[good["framework"] == a]["iteration"]) for a in arms]
+        if all(per_arm) and (not is_paired(run.manifest) or per_arm[0] & per_arm[1]):
+            continue
+        bad = cell[cell["validity"] == INVALID]
+        said = []
+        for arm in arms:
+            mine = bad[bad["framework"] == arm]
+            if mine.empty:
+                continue
+            counted = pd.Series([n for r in mine["reasons"] for n in check_names(r)], dtype=object).value_counts()
+            total = int((cell["framework"] == arm).sum())
+            said.append(f"{run.display_name(arm)} invalid in {len(mine)} of {total} rounds ("
+                        + ", ".join(f"{name} {n}x" for name, n in counted.items()) + ")")
+        if not said:
+            said.append("no round in which both arms were usable")
+        records.append({"api": api, "case": case, "requests": requests, "rows": rows, "joins": joins,
+                        "reason": "; ".join(said), "fix": fixes(list(bad["reasons"]))})
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def bound_direction(numerator_bound: bool, denominator_bound: bool) -> str:
+    """How a throughput ratio numerator / denominator reads when an arm's was a lower bound: the
+    bound arm can only be faster than measured, so the ratio can only be larger (numerator bound),
+    smaller (denominator bound), or anything (both)."""
+    if numerator_bound and denominator_bound:
+        return "both"
+    return ">=" if numerator_bound else "<=" if denominator_bound else ""
+
+
+def bounds(run: Run, arms: tuple[str, str]) -> pd.DataFrame:
+    """Per api and case: `bound` (bound_direction) over the items the ratio uses (in a paired run
+    the rounds where both arms are usable)."""
+    items = usable(run)
+    records = []
+    for (api, case), cell in items[items["framework"].isin(arms)].groupby(["api", "case"]):
+        a, b = (cell[cell["framework"] == arm] for arm in arms)
+        if is_paired(run.manifest):
+            both = set(a["iteration"]) & set(b["iteration"])
+            a, b = a[a["iteration"].isin(both)], b[b["iteration"].isin(both)]
+        records.append({"api": api, "case": case, "bound": bound_direction(
+            (a["validity"] == BOUND).any(), (b["validity"] == BOUND).any())})
+    return pd.DataFrame.from_records(records, columns=["api", "case", "bound"])

@@ -33,7 +33,8 @@ def toy(tmp_path, monkeypatch):
     monkeypatch.setenv("TESTBED_PORT_OFFSET", str(shifted - default))
     (tmp_path / "app.py").write_text(APP)
     (tmp_path / "framework.json").write_text(json.dumps({
-        "schema": 1, "name": "toy", "build": "true", "start": [sys.executable, "app.py"],
+        "schema": 1, "name": "toy", "type": "realistic", "maintainers": ["contract/test_targets.py"],
+        "build": "true", "start": [sys.executable, "app.py"],
         "port_env": "APP_PORT", "default_port": default, "readiness_path": "/healthz"}))
     started = []
 

@@ -85,9 +85,14 @@ def manifest(template: dict, name: str, display_name: str, maintainers: list[str
              source: dict) -> dict:
     """framework.json: who and where first, the template's build and start, then one TODO per
     setting the source declares (a new implementation declares at least as much)."""
-    rest = {k: v for k, v in template.items() if k not in ("schema", "variants")}
-    return {"schema": template.get("schema", 1), "name": name, "display_name": display_name,
-            "type": "realistic", "maintainers": maintainers, **rest, "default_port": port,
+    ordered = {"schema": template.get("schema", 1), "name": name, "display_name": display_name,
+               "type": "realistic", "maintainers": maintainers}
+    for key, value in template.items():
+        if key not in ("schema", "variants"):
+            ordered[key] = value
+        if key == "port_env":
+            ordered["default_port"] = port
+    return {**ordered, "default_port": port,
             "settings": {key: TODO for key in source.get("settings", {})},
             "variants": template.get("variants") or [{"name": "default", "env": {}}]}
 

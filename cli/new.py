@@ -1,5 +1,5 @@
 """`testbed new`: scaffold a new implementation."""
-from cli.scaffold import new
+from scaffold.make import new
 
 
 def register(sub):

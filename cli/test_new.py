@@ -10,7 +10,7 @@ import pytest
 
 from benchlib.database import database
 from benchlib.paths import ROOT, STATE
-from cli.scaffold import sources
+from scaffold.make import sources
 from contract.test_verify import table
 
 

@@ -69,7 +69,7 @@ def free_port(known: dict[str, dict]) -> int:
 
 def default_maintainer() -> list[str]:
     name = subprocess.run(["git", "config", "user.name"], cwd=ROOT, capture_output=True,
-                          text=True).stdout.strip()
+                          text=True).stdout.strip() if shutil.which("git") else ""
     if not name:
         fail("say who maintains the new implementation: --maintainer NAME (git has no user.name).")
     return [name]

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent
 LIBRARY = "benchlib"
 # Python packages and script folders of the project; the app folders hold no Python.
 PROJECT = {LIBRARY, "cli", "collect", "analysis", "contract", "bench", "seed", "docker", "db",
-           "jmeter-plans", "generate", "compose_files"}
+           "scaffold", "jmeter-plans", "generate", "compose_files"}
 SKIP = {"node_modules", ".testbed", "results", "bin", "obj", ".git"}
 # The only function-level imports of project code: a subcommand that needs a heavy or optional
 # dependency (pandas and matplotlib; a MySQL driver) imports its stage when it runs.

@@ -19,7 +19,13 @@ from benchlib.paths import LOGS, PIDS, ROOT, bind_address, port_offset, shown
 from benchlib.processes import start_time, stop_group
 
 READY_TIMEOUT_S = 120
-REQUIRED = ("name", "build", "start", "port_env", "default_port", "readiness_path")
+REQUIRED = ("name", "type", "maintainers", "build", "start", "port_env", "default_port",
+            "readiness_path")
+# What kind of entry it is, as the largest benchmark collections separate them: `realistic` is
+# the framework as its documentation teaches and production runs it; `tuned` departs from that to
+# go faster (docs/adding-a-framework.md, "Realistic or tuned").
+TYPES = ("realistic", "tuned")
+GUIDE = "docs/adding-a-framework.md"
 DB_MARKER = "database.started"
 
 
@@ -34,7 +40,17 @@ def read_framework(path: Path) -> dict:
         fail(f"cannot read {shown(path)} ({e}); fix it or remove the folder.")
     missing = [key for key in REQUIRED if key not in framework]
     if missing:
-        fail(f"{shown(path)} lacks {', '.join(missing)}; see contract/README.md for its fields.")
+        fail(f"{shown(path)} lacks {', '.join(missing)}; see {GUIDE} for its fields.")
+    for where, entry in [("type", framework)] + [(f"variant {v.get('name')!r}'s type", v)
+                                                  for v in framework.get("variants") or []]:
+        if entry.get("type", framework["type"]) not in TYPES:
+            fail(f"{shown(path)}: {where} must be {' or '.join(TYPES)}, not {entry['type']!r}; "
+                 f"see {GUIDE}, \"Realistic or tuned\".")
+    maintainers = framework["maintainers"]
+    if not isinstance(maintainers, list) or not maintainers \
+            or not all(isinstance(m, str) and m.strip() for m in maintainers):
+        fail(f"{shown(path)}: maintainers must be a non-empty list of names (who answers for "
+             f"this implementation), not {maintainers!r}.")
     framework["dir"] = path.resolve().parent
     served_apis(framework)
     return framework
@@ -82,7 +98,8 @@ def arm(framework: dict, variant_name: str | None = None) -> dict:
     """The framework as one of its variants runs it (DESIGN §9), named `framework` for the default
     variant and `framework:variant` for the others; one clear line for an unknown variant.
 
-    A variant may replace `start` and `process_name`, adds its `env` to the framework's, and may
+    A variant may replace `start`, `process_name` and `type` (a tuned variant of a realistic
+    framework), adds its `env` to the framework's, and may
     have a `build` of its own, run after the framework's (benchlib/builds.py). Each variant gets
     its own port (the framework's plus the variant's index), so a run can serve several at once."""
     known = variants(framework)
@@ -91,7 +108,7 @@ def arm(framework: dict, variant_name: str | None = None) -> dict:
         fail(f"{framework['name']} has no variant {variant_name!r}; known: "
              f"{', '.join(v['name'] for v in known)} (its framework.json variants).")
     variant = known[index]
-    return {**framework, **{k: variant[k] for k in ("start", "process_name") if k in variant},
+    return {**framework, **{k: variant[k] for k in ("start", "process_name", "type") if k in variant},
             "name": framework["name"] if index == 0 else f"{framework['name']}:{variant['name']}",
             "base": framework["name"], "variant": variant,
             "display_name": framework.get("display_name", framework["name"])

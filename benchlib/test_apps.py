@@ -177,3 +177,45 @@ def test_a_variant_s_own_build_runs_after_the_framework_s_with_a_stamp_of_its_ow
     assert builds.build(apps.arm(toy, "other-runtime")) is False
     assert builds_done(framework) == 1
     assert (framework["dir"].parent / "variant-builds.log").read_text() == "variant\n"
+
+
+def write_framework(folder, **fields):
+    folder.mkdir(exist_ok=True)
+    data = {"schema": 1, "name": "toy", "type": "realistic", "maintainers": ["Ada"], "build": "true",
+            "start": ["true"], "port_env": "PORT", "default_port": 4000, "readiness_path": "/healthz"}
+    (folder / "framework.json").write_text(json.dumps({**data, **fields}))
+    return folder / "framework.json"
+
+
+def test_a_framework_declares_its_type_and_maintainers(tmp_path):
+    toy = apps.read_framework(write_framework(tmp_path / "toy-api", variants=[
+        {"name": "default", "env": {}}, {"name": "fast", "type": "tuned", "env": {"NO_CHECKS": "1"}}]))
+    assert (toy["type"], toy["maintainers"]) == ("realistic", ["Ada"])
+    assert apps.arm(toy)["type"] == "realistic" and apps.arm(toy, "fast")["type"] == "tuned"
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"type": "fast"}, "type must be realistic or tuned, not 'fast'"),
+    ({"variants": [{"name": "x", "type": "stripped"}]},
+     "variant 'x''s type must be realistic or tuned, not 'stripped'"),
+    ({"maintainers": []}, "maintainers must be a non-empty list of names"),
+    ({"maintainers": "Ada"}, "maintainers must be a non-empty list of names"),
+    ({"maintainers": ["Ada", " "]}, "maintainers must be a non-empty list of names"),
+])
+def test_a_bad_type_or_maintainers_list_is_one_line(tmp_path, fields, message):
+    with pytest.raises(UserError, match=message) as error:
+        apps.read_framework(write_framework(tmp_path / "toy-api", **fields))
+    assert "\n" not in str(error.value)
+
+
+def test_a_framework_without_type_or_maintainers_is_refused(tmp_path):
+    path = write_framework(tmp_path / "toy-api")
+    data = json.loads(path.read_text())
+    del data["type"], data["maintainers"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(UserError, match="lacks type, maintainers; see docs/adding-a-framework.md"):
+        apps.read_framework(path)
+
+
+def test_the_repository_s_frameworks_declare_both():
+    assert all(f["type"] in apps.TYPES and f["maintainers"] for f in apps.frameworks())

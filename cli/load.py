@@ -20,7 +20,8 @@ def register(sub):
                    help="warm-up seconds, left out of the statistics (default %(default)s)")
     p.add_argument("--rampup", type=int, help="seconds to start all threads, within the warm-up "
                                               f"(default: the lesser of {DEFAULTS['rampup_s']} and --warmup)")
-    p.add_argument("--port", type=int, help="where it listens (default: its framework.json default_port)")
+    p.add_argument("--port", type=int, help="where it listens (default: where ./testbed up serves it, "
+                                             "its default_port plus TESTBED_PORT_OFFSET)")
     p.add_argument("--host", help="where it runs (default 127.0.0.1; with --engines, this machine's "
                                    "address on the route to them: start it with ./testbed up --bind ADDR)")
     add_load_options(p, "--host")

@@ -113,7 +113,7 @@ LOADED_PREFIX = "testbed-loaded "
 
 def loaded_report(log: Path) -> dict | None:
     """What an app says it loaded (runtime, driver, libraries): its start-up line
-    `testbed-loaded {json}` (contract/README.md), read from the process's own log."""
+    `testbed-loaded {json}` (docs/adding-a-framework.md), read from the process's own log."""
     try:
         with open(log, errors="replace") as f:
             for line in f:

@@ -104,7 +104,7 @@ def load(r: LoadRequest) -> int:
     framework = validate(r)
     launcher = jmeter.find_jmeter()
     c = find_case(r.case)
-    port = r.port or framework["default_port"]
+    port = r.port or apps.port(framework)
     engines = remote.connect(r.engines, r.ssl, None, launcher) if r.engines else None
     host = r.host or (engines.address if engines else "127.0.0.1")
     check_ready(f"http://{host}:{port}{framework['readiness_path']}", r.framework)

@@ -31,12 +31,14 @@ class Target:
 
 
 def acquire(framework: dict, fresh: bool = False) -> Target:
-    """A running instance on the default port unless `fresh`; else one started here."""
-    base = apps.url(framework, framework["default_port"])
+    """A running instance on its port unless `fresh`; else one started here. Its port is the one
+    `./testbed up` serves it on (TESTBED_PORT_OFFSET included), so verify finds what `up` started
+    and never answers for another testbed's app on the unshifted port."""
+    base = apps.url(framework)
     if not fresh and http_status(base + framework["readiness_path"]) == 200:
         say(f"verify: {framework['name']}: using the one running at {base}.")
         return Target(framework["name"], base, apps.served_apis(framework))
-    port = framework["default_port"] if port_free(framework["default_port"]) else free_port()
+    port = apps.port(framework) if port_free(apps.port(framework)) else free_port()
     return launch(framework, port)
 
 

@@ -51,6 +51,7 @@ def fault_manifest(folder, name, fault, upstream) -> str:
     folder.mkdir()
     manifest = {
         "schema": 1, "name": name, "display_name": f"{upstream['name']} with {fault}",
+        "type": "realistic", "maintainers": ["contract/test_verify.py"],
         "build": "true", "start": [sys.executable, "-m", "contract.fault_proxy"],
         "port_env": "PORT", "default_port": free_port(),
         "readiness_path": "/healthz", "process_name": "python3",

@@ -29,15 +29,15 @@ function undecodableEscapesAsText(req, res, next) {
 }
 
 // The whole API over a mysql2 promise pool, GraphQL served by `graphqlServer` (a module of
-// graphql/servers/); server.js decides where it listens.
-export function createApp(pool, graphqlLimits, graphqlServer) {
+// graphql/servers/); server.js decides where it listens, and `started` whether /healthz may say ready.
+export function createApp(pool, graphqlLimits, graphqlServer, started = () => true) {
   const data = createData(pool);
   const app = express();
   // Same headers as the ASP.NET side: no ETag hashing of every body, no X-Powered-By.
   app.set('etag', false);
   app.disable('x-powered-by');
   app.use(undecodableEscapesAsText);
-  app.use(healthRouter(data), commentsRouter(data), usersRouter(data), graphqlRouter(data, graphqlLimits, graphqlServer));
+  app.use(healthRouter(data, started), commentsRouter(data), usersRouter(data), graphqlRouter(data, graphqlLimits, graphqlServer));
   app.use(noSuchEndpoint);
   app.use(problemHandler);
   return app;

@@ -14,3 +14,6 @@ export function poolShares(total, workers) {
   const base = Math.floor(total / workers);
   return Array.from({ length: workers }, (_, i) => base + (i < total % workers ? 1 : 0));
 }
+
+// What the primary tells every worker once all of them listen; until then their /healthz is 503.
+export const ALL_WORKERS_LISTEN = 'testbed: all workers listen';

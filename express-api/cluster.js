@@ -5,7 +5,7 @@
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from './config.js';
-import { workerCount, poolShares } from './cluster-plan.js';
+import { workerCount, poolShares, ALL_WORKERS_LISTEN } from './cluster-plan.js';
 
 // A bad setting stops start-up here, with one line, before any worker exists.
 const config = loadConfigOrExit();
@@ -18,6 +18,14 @@ console.log(`express-api: cluster primary (pid ${process.pid}) forking ${workers
 for (const share of shares) {
   cluster.fork({ DB_POOL_SIZE: String(share), CLUSTER_WORKERS: String(workers) });
 }
+
+// Ready only when every worker listens (server.js): each worker's /healthz is 503 until this.
+let listening = 0;
+cluster.on('listening', () => {
+  listening += 1;
+  if (listening !== workers) return;
+  for (const worker of Object.values(cluster.workers)) worker.send(ALL_WORKERS_LISTEN);
+});
 
 let alive = workers;
 let stopping = false;

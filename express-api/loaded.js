@@ -1,4 +1,4 @@
-// The start-up line `testbed-loaded {json}` (contract/README.md): the runtime and the versions of
+// The start-up line `testbed-loaded {json}` (docs/adding-a-framework.md): the runtime and the versions of
 // the libraries this process loaded, read from the running binary and the installed packages
 // rather than from package.json's or framework.json's wishes, so that each run records what really
 // served it (a variant's own Node binary included).

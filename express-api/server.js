@@ -1,15 +1,24 @@
 // One process listening on BIND_ADDRESS (loopback unless set) and PORT. Kept free of app logic so
 // that cluster.js can fork workers that each run this file unchanged.
+import cluster from 'node:cluster';
 import { loadConfigOrExit, KEEP_ALIVE_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from './config.js';
 import { createPool } from './db.js';
 import { createApp } from './app.js';
 import { loadGraphqlServer } from './graphql/servers.js';
 import { loadedReport } from './loaded.js';
+import { ALL_WORKERS_LISTEN } from './cluster-plan.js';
 
 const config = loadConfigOrExit();
 const pool = createPool(config.db, config.poolSize);
 const graphqlServer = await loadGraphqlServer(config.graphqlServer);
-const app = createApp(pool, config.graphqlLimits, graphqlServer);
+// A cluster worker answers /healthz with 503 until the primary says every worker listens: the
+// first worker to listen opens the port, and a load started then would open all its keep-alive
+// connections to that one worker (round-robin hands out connections, not requests).
+let started = !cluster.isWorker;
+process.on('message', (message) => {
+  if (message === ALL_WORKERS_LISTEN) started = true;
+});
+const app = createApp(pool, config.graphqlLimits, graphqlServer, () => started);
 // Express also calls this with the error when listening fails (an address this machine does not
 // have, a port in use); the 'error' handler below reports that.
 const server = app.listen(config.port, config.bindAddress, (error) => {

@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, get, LISTENING } from './helpers.js';
+import { startServer, get, problem, LISTENING } from './helpers.js';
 import { workerCount, poolShares } from '../cluster-plan.js';
 
 const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -71,6 +73,46 @@ test('cluster.js forks one worker per core, each with its share of the pool, and
     const response = await get(server, '/rest/comment/1');
     assert.equal(response.status, 200);
     assert.match(response.text, /^\{"id":1,/);
+  } finally {
+    await server.stop();
+  }
+});
+
+// Loaded into every process of the cluster (NODE_OPTIONS=--import): the second worker listens
+// 1.5 s after it would have, as a slow start on a busy machine does.
+const SLOW_SECOND_WORKER = `
+import cluster from 'node:cluster';
+import net from 'node:net';
+if (cluster.isWorker && cluster.worker.id === 2) {
+  const listen = net.Server.prototype.listen;
+  net.Server.prototype.listen = function (...args) {
+    setTimeout(() => listen.apply(this, args), 1500);
+    return this;
+  };
+}
+`;
+
+test('the cluster says ready on /healthz only once every worker listens', {
+  skip: workerCount(100) < 2 && 'one core: a cluster of one worker',
+}, async () => {
+  const preload = join(mkdtempSync(join(tmpdir(), 'cluster-test-')), 'slow-second-worker.mjs');
+  writeFileSync(preload, SLOW_SECOND_WORKER);
+  // Resolves as soon as the first worker listens, which opens the port.
+  const server = await startServer({ NODE_OPTIONS: `--import ${pathToFileURL(preload)}` },
+    { script: 'cluster.js' });
+  const listening = () => (server.output().match(new RegExp(LISTENING, 'g')) ?? []).length;
+  try {
+    const early = await get(server, '/healthz');
+    assert.equal(listening(), 1, server.output());
+    assert.equal(early.status, 503);
+    assert.equal(early.text, problem(503, 'starting: not every cluster worker listens yet'));
+    let ready = early;
+    for (let i = 0; i < 100 && ready.status !== 200; i += 1) {
+      await sleep(50);
+      ready = await get(server, '/healthz');
+    }
+    assert.equal(ready.status, 200, server.output());
+    assert.equal(listening(), workerCount(100), server.output());
   } finally {
     await server.stop();
   }

@@ -3,6 +3,7 @@ using AspnetApi.Data;
 using AspnetApi.GraphQL;
 using AspnetApi.Http;
 
+BadSettings.ExitWithOneLine();
 var builder = WebApplication.CreateBuilder(args);
 builder.ConfigureServer();
 builder.ConfigureQuietLogging();

@@ -70,7 +70,7 @@ public abstract class DatabaseDriver
         {
             null or "" or MySqlConnectorDriver.Id => new MySqlConnectorDriver(),
             MySqlDataDriver.Id => new MySqlDataDriver(),
-            _ => throw new InvalidOperationException(
+            _ => throw new BadSettingException(
                 $"{Variable} must be {MySqlConnectorDriver.Id} (the default) or {MySqlDataDriver.Id}, not '{name}'."),
         };
     }

@@ -13,7 +13,7 @@ public record DatabaseSettings(string Host, uint Port, string Name, string User,
 
         var port = Env("DB_PORT", "3307");
         if (!uint.TryParse(port, out var portNumber) || portNumber is 0 or > 65535)
-            throw new InvalidOperationException($"DB_PORT must be a TCP port number, not '{port}'.");
+            throw new BadSettingException($"DB_PORT must be a TCP port number, not '{port}'.");
         return new DatabaseSettings(Env("DB_HOST", "127.0.0.1"), portNumber, Env("DB_NAME", "forum"),
             Env("DB_USER", "forum_api"), Env("DB_PASSWORD", "forum_api"));
     }

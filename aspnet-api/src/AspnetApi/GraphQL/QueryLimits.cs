@@ -134,6 +134,6 @@ public sealed record GraphQLLimitSettings(int MaxDepth, int MaxFields, int MaxCo
             return fallback;
         return int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var value) && value > 0
             ? value
-            : throw new InvalidOperationException($"{name} must be a positive integer, not '{text}'.");
+            : throw new BadSettingException($"{name} must be a positive integer, not '{text}'.");
     }
 }

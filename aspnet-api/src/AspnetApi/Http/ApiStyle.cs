@@ -22,7 +22,7 @@ public static class ApiStyles
     {
         null or "" or "minimal" => ApiStyle.Minimal,
         "controllers" => ApiStyle.Controllers,
-        var other => throw new InvalidOperationException(
+        var other => throw new BadSettingException(
             $"{Variable} must be 'minimal' or 'controllers', not '{other}'."),
     };
 

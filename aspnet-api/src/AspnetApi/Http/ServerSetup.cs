@@ -36,7 +36,7 @@ public static class ServerSetup
             return DefaultPort;
         if (int.TryParse(text, out var port) && port is > 0 and < 65536)
             return port;
-        throw new InvalidOperationException($"PORT must be a TCP port number, not '{text}'.");
+        throw new BadSettingException($"PORT must be a TCP port number, not '{text}'.");
     }
 
     /// <summary>
@@ -54,7 +54,7 @@ public static class ServerSetup
             // Node binds ::ffff:a.b.c.d on a dual-stack socket, which only IPv4 clients of a.b.c.d
             // reach; Kestrel's IPv6 socket is IPv6-only and refuses it, so it listens on a.b.c.d.
             return address.IsIPv4MappedToIPv6 ? address.MapToIPv4() : address;
-        throw new InvalidOperationException(
+        throw new BadSettingException(
             $"BIND_ADDRESS must be an IP address such as 127.0.0.1 or 0.0.0.0, not '{text}'.");
     }
 

@@ -1,0 +1,1 @@
+"""`./testbed new`: a new implementation's folder from an existing one's scaffold/ template."""

@@ -20,6 +20,7 @@ from analysis import memory, validity
 from analysis.load import Run
 from analysis.metrics import PAIR, case_label
 from analysis.paired import is_paired
+from analysis.stats import adjust_family
 from analysis.tables import CASE_COLUMNS, compare_arms, ok_rows, report_order
 
 ASPNET, EXPRESS = PAIR
@@ -55,9 +56,12 @@ SIGNIFICANT, FLAGGED = "*", "‡"
 PAIRED, INDEPENDENT = "paired rounds", "independent groups"
 # The columns before variants, then which arms a row compares: `aspnet_n` and `express_n` are
 # filled for the framework answer only; numerator_n and denominator_n for every row.
+# `q`: p adjusted over the report's family of tests (Benjamini-Hochberg), which `significant` reads;
+# `test`: the test behind p; `stopping`: the cell's state when the run's extra rounds ended
+# (benchlib/stopping.py; empty for runs without them).
 COLUMNS = ["api", *CASE_COLUMNS, "metric", "ratio", "ratio_low", "ratio_high", "p", "significant", "judged",
            "pairs", f"{ASPNET}_n", f"{EXPRESS}_n", "load_flags", "comparison", "note",
-           "numerator", "denominator", "numerator_n", "denominator_n", "bound"]
+           "numerator", "denominator", "numerator_n", "denominator_n", "bound", "q", "test", "stopping"]
 COUNT_COLUMNS = [f"{ASPNET}_n", f"{EXPRESS}_n", "numerator_n", "denominator_n"]
 
 
@@ -106,6 +110,12 @@ def load_flags(run: Run, arms=PAIR) -> pd.DataFrame:
     return found.rename("load_flags").reset_index()
 
 
+def stopping_states(run: Run) -> dict[tuple[str, int], str]:
+    """(api, case) -> its state when the run's extra rounds ended, from the manifest."""
+    states = (run.manifest.get("sequential") or {}).get("states") or []
+    return {(s["api"], int(s["case"])): s["state"] for s in states}
+
+
 def answer(run: Run, sig: pd.DataFrame) -> pd.DataFrame:
     """The framework answer, from tables.significance: one row per api x case x metric of
     METRICS_ANSWERED (the columns of tables/answer.csv)."""
@@ -115,7 +125,8 @@ def answer(run: Run, sig: pd.DataFrame) -> pd.DataFrame:
 
 def variant_answer(run: Run, versus: Versus) -> pd.DataFrame:
     """The same answer for two arms of one framework, numerator over denominator."""
-    cells = compare_arms(run, versus.numerator, versus.denominator)
+    # One family of tests per comparison: a variant's q does not depend on the framework answer's.
+    cells = adjust_family(compare_arms(run, versus.numerator, versus.denominator), METRICS_ANSWERED)
     cells = cells.rename(columns={"a_n": "numerator_n", "b_n": "denominator_n"})
     return shape(run, cells.assign(**{f"{ASPNET}_n": None, f"{EXPRESS}_n": None}), versus)
 
@@ -137,6 +148,10 @@ def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
     part["note"] = part["ratio_note"].fillna("")
     part["numerator"], part["denominator"] = versus.numerator, versus.denominator
     part = part.astype({c: "Int64" for c in COUNT_COLUMNS})
+    if "q" not in part:  # a comparison table from before the family adjustment
+        part["q"] = None
+    part["test"] = part["test"].fillna("") if "test" in part else ""
+    part["stopping"] = [stopping_states(run).get((api, case), "") for api, case in zip(part["api"], part["case"])]
     return part.sort_values(["api", "case", "metric"], key=answer_order)[COLUMNS].reset_index(drop=True)
 
 

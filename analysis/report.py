@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import answer, engines, figures, memory, replication, study_check, tables, trust, validity, verdicts
-from analysis.claims import CLAIMS, MARGIN
+from analysis.claims import CLAIMS, CPU_MARGIN, MARGIN
 from analysis.load import ResultFileError, Run, load_run
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
                               ordered_frameworks)
@@ -240,6 +240,35 @@ def versus_names(run: Run, versus) -> str:
     return f"{run.display_name(versus.numerator)} / {run.display_name(versus.denominator)}"
 
 
+# The paired statistics step by step, for a student (analysis/README.md points here).
+HOW_COMPUTED = [
+    "One ratio per round: in round r, A's value over E's, a_r / b_r; 0.8 means A's value is 20 % lower. "
+    "Taking the ratio inside the round cancels the machine's drift.",
+    "Average on the log scale: d_r = log(a_r / b_r), averaged and turned back, exp(mean d), the "
+    "geometric mean of the ratios; \"twice as fast\" and \"half as fast\" are then equally far from 1.",
+    "95 % interval: exp(mean d ± t · sd / √n), sd the spread of the d_r over n rounds and t from "
+    "Student's t with n - 1 degrees of freedom (4.30 for 3 rounds, 2.26 for 10). Repeat the whole "
+    "experiment many times and 95 % of such intervals contain the true ratio.",
+    "p and q: p is the chance of a mean log ratio this far from 0 if the frameworks were really equal "
+    "(the paired t-test). The report tests hundreds of cells, and at p < 0.05 about 1 in 20 equal "
+    "cells would look different by luck, so each p gets a q (Benjamini-Hochberg: sort the m p-values, "
+    "multiply the k-th smallest by m / k, make the sequence non-decreasing from the top). Calling a "
+    "cell significant only when q < 0.05 keeps the share of false alarms among the significant cells "
+    "at about 5 % or less.",
+    "\"Similar\" needs its own test: with few rounds everything is \"not significant\", which is not "
+    "\"similar\". Two one-sided tests (TOST) ask whether the ratio is significantly above 0.909 and "
+    "significantly below 1.1; both at 5 % is the same as the 90 % interval lying inside (0.909, 1.1). "
+    "\"More than double\" or \"roughly 2.8x\" are tested the same way on their own band.",
+    "\"Up to\" claims are about the largest ratio among k cells: each cell's interval is widened "
+    "(Bonferroni, at 1 - 0.10/k), so all hold their true ratios at once often enough, and the largest "
+    "true ratio lies between the largest lower end and the largest upper end.",
+    "How many rounds: three give wide intervals (t = 4.30). While the run's time budget lasts it adds "
+    "rounds for the cells whose 95 % interval of the throughput ratio is wider than ±10 %, widest "
+    "first; the rule looks only at the width, never at which framework is ahead, so it cannot push a "
+    "cell towards a verdict.",
+]
+
+
 def method_text(run: Run, kind: str, who: str = "frameworks", symbol: str = "A/E") -> str:
     """How the ratios were computed; `who` names the two sides (frameworks, or arms of a variant
     comparison) and `symbol` the ratio."""
@@ -291,8 +320,9 @@ def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], f
     kind = basis(run, answers)
     doc.para("A/E = ASP.NET Core / Express.js, with its 95 % interval. Throughput above 1: ASP.NET Core "
              "served more requests per second. p95 response time, CPU and memory below 1: ASP.NET Core "
-             f"was faster or used less; above 1: Express.js did. {answer.SIGNIFICANT} significant (p < "
-             f"{ALPHA}); {answer.FLAGGED} load-flagged case (explained below). {BASIS_LINE[kind]}")
+             f"was faster or used less; above 1: Express.js did. {answer.SIGNIFICANT} significant (q < "
+             f"{ALPHA}: p adjusted for the report's many tests); {answer.FLAGGED} load-flagged case "
+             f"(explained below). {BASIS_LINE[kind]}")
     comparison_tables(doc, run, answers, answer.FRAMEWORKS, apis, figs)
     legend(doc, run, answers, kind)
 
@@ -352,12 +382,16 @@ def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "fra
     used = sorted({f for flags in answers["load_flags"] for f in flags.split(";") if f})
     doc.heading(3, "How to read the answer")
     doc.bullets([
-        f"{answer.SIGNIFICANT} (bold in the HTML page, filled blue in the figures): significant, p < "
-        f"{ALPHA}" + (", so the interval excludes 1" if kind == "paired" else
-                      " by the test of the study's tables below, which is not the one behind the interval, "
-                      "so at the edge the two can disagree")
-        + f". Without it, this run cannot tell the two {who} apart at that level. The grey band in "
-        "the figures is within 10 % of 1.",
+        f"{answer.SIGNIFICANT} (bold in the HTML page, filled blue in the figures): significant, q < "
+        f"{ALPHA}. q is p adjusted by Benjamini-Hochberg over every test the report marks (the answer's "
+        "metrics, the study's tables and the extremes of its claims), so that among the cells called "
+        "significant about 5 % at most are so by chance; a cell with p < 0.05 but q ≥ 0.05 is not "
+        "marked" + (" (its 95 % interval then excludes 1 without the mark)" if kind == "paired" else
+                    ". p is the test of the study's tables below, which is not the one behind the "
+                    "interval, so at the edge the two can disagree")
+        + f". Without the mark, this run cannot tell the two {who} apart at that level. The grey band "
+        "in the figures is within 10 % of 1. tables/answer.csv has p, q, the test, the rounds used "
+        "(`pairs`) and, for a run with extra rounds, each cell's state when they ended (`stopping`).",
         f"{answer.FLAGGED} after a case (grey in the table, hollow markers in the figures): at least one "
         f"iteration of either {who[:-1]} in that case was flagged "
         + " or ".join(answer.LOAD_FLAGS) + ". " + " ".join(
@@ -381,6 +415,8 @@ def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "fra
     ] if memory.METRIC in set(answers["metric"]) else []))
     doc.heading(3, "How the ratios were computed, and why")
     doc.para(method_text(run, kind, who, symbol))
+    if kind == "paired":
+        doc.bullets(HOW_COMPUTED)
 
 
 def variant_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path,
@@ -601,26 +637,34 @@ def verdict_section(doc: Doc, run: Run, results, checks) -> None:
                 else "the significance test of the tables below (ratio of the two means, interval by the "
                      "delta method on the log scale with Welch degrees of freedom)."))
     doc.bullets([
-        "Direction (\"faster\", \"higher\"): a cell agrees when the difference is significant and "
-        "on the claimed side, opposes when it is significant the other way.",
-        f"Equivalence (\"similar\"): the interval lies inside {1 / (1 + MARGIN):.3f} < A/E < "
-        f"{1 + MARGIN:.3f}. Non-inferiority (\"similar or better\"): the interval lies on the good "
-        f"side of the same margin (Express.js at most {MARGIN * 100:.0f} % above ASP.NET Core: A/E > "
-        f"{1 / (1 + MARGIN):.3f}). Magnitude (\"more than double\", \"roughly 2.8x\", \"up to "
-        "almost 2x\"): the interval lies inside the band given. A bound itself counts as outside; an "
-        "interval across a bound is undecided; a cell without an interval cannot be judged.",
+        "Direction (\"faster\", \"higher\"): a cell agrees when the difference is significant (q < "
+        f"{ALPHA}, as in the answer) and on the claimed side, opposes when it is significant the other way.",
+        "Equivalence (\"similar\"), non-inferiority (\"similar or better\") and magnitude (\"more "
+        "than double\", \"roughly 2.8x\", \"much higher\"): two one-sided tests (TOST), i.e. the "
+        f"90 % interval inside the claim's band: {1 / (1 + MARGIN):.3f} < A/E < {1 + MARGIN:.3f} for "
+        f"similar, A/E > {1 / (1 + MARGIN):.3f} (Express.js at most {MARGIN * 100:.0f} % above) for "
+        "similar-or-better, the stated band for a magnitude; a value on a bound counts as outside, "
+        "an interval across a bound is undecided, a cell without an interval cannot be judged.",
         f"Why a {MARGIN * 100:.0f} % margin: the study names none. It was fixed before judging our "
         "runs and is just under the smallest difference in mean response time the study itself "
-        "calls a win (REST case 5: 134.9 against 121.1 ms, 11 %, L1252), so nothing the study would "
-        "call faster is called similar here. It is symmetric on the log scale, and also sets how "
-        "loosely \"roughly\" and \"almost\" are read.",
+        "calls a win (REST case 5: 134.9 against 121.1 ms, 11 %, L1252). CPU's \"very similar\" "
+        f"has a margin of {CPU_MARGIN * 100:.0f} %: the smallest round margin the study's own ratios "
+        "there (1.23-1.68, read off a 0-400 % chart) pass. CPU claims use the mean CPU over the "
+        "window (the peak comes in 10-point steps); minimum and maximum response time are compared "
+        "on equal sample counts (the expected extreme of the smaller side's number of samples).",
         "Reproduced: the claim's share of its cells agrees (every cell for \"all\", more than half "
-        "for \"most\"; for \"up to\" claims the largest ratio, whose interval runs from the largest "
-        f"lower end to the largest upper end). Not reproduced: at least "
-        f"{verdicts.NOT_REPRODUCED_SHARE * 100:.0f} % of the cells oppose (or the largest ratio lies outside "
-        "the band). Inconclusive: anything else, including no cells in the run; the reason names the "
-        "cells that did not agree. Every claim's cells, each with its ratio, interval, p and outcome: "
-        "tables/claim_cells.csv.",
+        "for \"most\"). \"Up to\" claims are judged on the largest true ratio: each cell's interval "
+        "at 1 - 0.10/k (Bonferroni, k cells), the peak between the largest lower end and the largest "
+        "upper end, so the test is at 5 % whatever the cells' correlation (the old rule, each cell's "
+        "95 % interval, covered the peak only about 0.95^k of the time). Not reproduced: at least "
+        f"{verdicts.NOT_REPRODUCED_SHARE * 100:.0f} % of the cells oppose (or the peak lies outside "
+        "the band). Inconclusive: anything else, including no usable cells in the run. Cannot be "
+        f"judged here: the claim needs what this run lacks (this machine has {run.cores} cores; the "
+        "study's had 4), and is never \"not reproduced\". Every claim's cells, each with its ratio, "
+        "interval, the test's interval and p, q and outcome: tables/claim_cells.csv; each verdict's "
+        "test, largest p and q, rounds and the machine's cores: tables/verdicts.csv.",
+        "Readings: where the study's words allow two readings, the one its own tables support is the "
+        "claim, and the other is shown as an alternative with its own verdict.",
         "Study's own tables: whether the study's published Tables 1-10 support the claim by the same "
         "test (see the next section). A claim they do not support cannot fairly be expected to "
         "reproduce: \"not reproduced\" beside \"not supported\" says the study's wording went beyond "

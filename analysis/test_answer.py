@@ -2,6 +2,7 @@
 APIs, cases 1, 7 and 18; REST case 7 underloaded in two rounds, GraphQL case 1 loadgen_saturated in
 one, ASP.NET Core's GraphQL case 18 failed in round 2) and on the unpaired fixtures."""
 import csv
+import json
 import math
 import re
 import shutil
@@ -160,3 +161,29 @@ def test_a_run_of_one_iteration_has_an_answer_without_intervals(run_dir):
     answer = text[text.index("## The answer"):text.index("## The run")]
     assert "one iteration per case: each ratio is one measurement against one, with no interval" in answer
     assert "(n=1 iteration)" in markdown_row(answer, "| case 1:")[1]
+
+
+def test_significance_reads_q_the_p_adjusted_over_the_report_and_answer_csv_names_the_test(report):
+    answers = pd.read_csv(report / "tables" / "answer.csv", keep_default_na=False, na_values=[""])
+    framework = answers[(answers["numerator"] == "aspnet") & answers["q"].notna()]
+    assert len(framework) > 10
+    # Benjamini-Hochberg never lowers a p, and `significant` is q < 0.05, not p < 0.05.
+    assert (framework["q"] >= framework["p"] - 1e-12).all()
+    assert (framework["significant"].astype(bool) == (framework["q"] < 0.05)).all()
+    assert set(framework["test"]) == {"paired t on log ratios"}
+    # This fixture predates the extra rounds: no cell has a stopping state.
+    assert answers["stopping"].isna().all()
+
+
+def test_each_cell_carries_its_state_when_the_extra_rounds_ended(tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(FIXTURE_RESULTS / PAIRED_RUN, results / PAIRED_RUN)
+    manifest_path = results / PAIRED_RUN / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["sequential"] = {"states": [{"api": "rest", "case": 1, "rounds": 3, "usable": 3,
+                                          "half_width": 0.04, "state": "settled"}]}
+    manifest_path.write_text(json.dumps(manifest))
+    answers = pd.read_csv(write_report(results / PAIRED_RUN) / "tables" / "answer.csv",
+                          keep_default_na=False, na_values=[""])
+    states = answers.groupby(["api", "case"])["stopping"].first()
+    assert states[("rest", 1)] == "settled" and pd.isna(states[("graphql", 1)])

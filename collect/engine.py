@@ -144,6 +144,7 @@ class RunEngine:
             if todo:
                 self.ceiling = ceiling.measure(
                     self, sorted({self.profile.threads(i["requests"]) for i in self.items}), progress)
+            progress.begin_items(extra_passes.estimate_s(self))
             rounds = Rounds(self)
             while todo:
                 batch = self.next_batch(todo)

@@ -19,10 +19,16 @@ class Progress:
         self.started = time.monotonic()
         self.timed = 0
         self.label = ""
+        self.after_s = 0.0  # what follows the items (the wrk passes), estimated
+
+    def begin_items(self, after_s: float) -> None:
+        """The items start now (what came before, e.g. the ceiling, does not time them), and
+        `after_s` more follow them."""
+        self.started, self.after_s = time.monotonic(), after_s
 
     def eta(self) -> float:
         per_item = (time.monotonic() - self.started) / self.timed if self.timed else self.estimate_s
-        return per_item * (self.total - self.done)
+        return per_item * (self.total - self.done) + self.after_s
 
     def _line(self, phase: str) -> str:
         width = 20

@@ -61,7 +61,7 @@ def test_answer_csv_carries_six_metrics_per_cell_with_the_load_flags(report):
     assert list(answers.columns) == [
         "api", "case", "requests", "rows", "joins", "metric", "ratio", "ratio_low", "ratio_high", "p",
         "significant", "judged", "pairs", "aspnet_n", "express_n", "load_flags", "comparison", "note",
-        "numerator", "denominator", "numerator_n", "denominator_n", "bound"]
+        "numerator", "denominator", "numerator_n", "denominator_n", "bound", "q", "test", "stopping"]
     assert len(answers) == 2 * 3 * 6
     assert set(zip(answers["numerator"], answers["denominator"])) == {("aspnet", "express")}
     assert (answers["numerator_n"] == answers["aspnet_n"]).all() and (answers["denominator_n"] == answers["express_n"]).all()

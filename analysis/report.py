@@ -269,6 +269,25 @@ HOW_COMPUTED = [
 ]
 
 
+def extra_rounds_text(manifest: dict) -> str:
+    """What this run's stopping rule did, from the manifest's `sequential` entry."""
+    sequential = manifest.get("sequential") or {}
+    if not sequential.get("budget_s"):
+        return ("This run had no extra rounds: every cell has the profile's rounds (a run made with "
+                "--budget MINUTES adds rounds where the interval is still wide).")
+    added = sequential.get("rounds", [])
+    states = sequential.get("states", [])
+    counts = ", ".join(f"{sum(1 for s in states if s['state'] == state)} {state}"
+                       for state in dict.fromkeys(s["state"] for s in states))
+    return (f"This run's extra rounds: target ±{sequential['target'] * 100:.0f} % (the throughput "
+            f"ratio's 95 % interval), budget {sequential['budget_s'] / 60:.0f} minutes; "
+            f"{len(added)} round{'s' if len(added) != 1 else ''} added"
+            + (f" ({sum(len(r['cells']) for r in added)} cell-rounds)" if added else "")
+            + (f"; when they ended the cells were: {counts}" if counts else "")
+            + (f"; why they stopped: {sequential['stopped']}" if sequential.get("stopped") else "")
+            + ". Each cell's rounds and state: tables/answer.csv (`pairs`, `stopping`).")
+
+
 def method_text(run: Run, kind: str, who: str = "frameworks", symbol: str = "A/E") -> str:
     """How the ratios were computed; `who` names the two sides (frameworks, or arms of a variant
     comparison) and `symbol` the ratio."""
@@ -417,6 +436,7 @@ def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "fra
     doc.para(method_text(run, kind, who, symbol))
     if kind == "paired":
         doc.bullets(HOW_COMPUTED)
+        doc.para(extra_rounds_text(run.manifest))
 
 
 def variant_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path,

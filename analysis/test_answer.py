@@ -187,3 +187,14 @@ def test_each_cell_carries_its_state_when_the_extra_rounds_ended(tmp_path):
                           keep_default_na=False, na_values=[""])
     states = answers.groupby(["api", "case"])["stopping"].first()
     assert states[("rest", 1)] == "settled" and pd.isna(states[("graphql", 1)])
+
+
+def test_the_method_says_what_the_extra_rounds_did():
+    from analysis.report import extra_rounds_text
+    manifest = {"sequential": {"target": 0.1, "budget_s": 5400, "rounds": [{"round": 4, "cells": [["rest", 1], ["rest", 2]]}],
+                               "states": [{"state": "settled"}, {"state": "settled"}, {"state": "unmeasurable here"}],
+                               "stopped": "every cell settled, unmeasurable or capped"}}
+    text = extra_rounds_text(manifest)
+    assert "target ±10 %" in text and "budget 90 minutes" in text and "1 round added (2 cell-rounds)" in text
+    assert "2 settled, 1 unmeasurable here" in text and "why they stopped: every cell settled" in text
+    assert extra_rounds_text({"sequential": {"rule": "none", "budget_s": None}}).startswith("This run had no extra rounds")

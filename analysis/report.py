@@ -164,6 +164,11 @@ def build_unmeasurable(run: Run, out: Path, tabs: Path) -> None:
     doc.heading(2, "The answer: ASP.NET Core / Express.js, per case")
     doc.bullets([not_measurable_text(r) for r in validity.unmeasurable(run, answer.PAIR).itertuples()]
                 or ["No case has both frameworks."])
+    # Whether remote engines ran out of CPU is part of why nothing passed.
+    engine_table = engines.engine_table(run)
+    if engine_table is not None:
+        engine_table.to_csv(tabs / "engines.csv", index=False)
+        engines_section(doc, run, engine_table)
     trust.appendix(doc, run, tabs)
     write(doc, out)
 

@@ -111,7 +111,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     # The trust section's cross-check and memory tables are the study's A/E, whatever the reference.
     study_answer = answer.answer(run, sig, answer.STUDY) \
         if set(answer.PAIR) <= set(answer.framework_arms(run)) else pd.DataFrame(columns=answer.COLUMNS)
-    ranked = ranking.ranking(run, agg, run.arms)
+    ranked = ranking.ranking(run, agg, answer.framework_arms(run))
 
     every_answer.to_csv(tabs / "answer.csv", index=False)
     ranked.to_csv(tabs / "ranking.csv", index=False)
@@ -262,7 +262,8 @@ def versus_names(run: Run, versus) -> str:
 
 # The paired statistics step by step, for a student (analysis/README.md points here).
 HOW_COMPUTED = [
-    "One ratio per round: in round r, A's value over E's, a_r / b_r; 0.8 means A's value is 20 % lower. "
+    "One ratio per round: in round r, the numerator's value over the denominator's (A over E for the "
+    "study's A/E), a_r / b_r; 0.8 means the numerator's value is 20 % lower. "
     "Taking the ratio inside the round cancels the machine's drift.",
     "Average on the log scale: d_r = log(a_r / b_r), averaged and turned back, exp(mean d), the "
     "geometric mean of the ratios; \"twice as fast\" and \"half as fast\" are then equally far from 1.",
@@ -334,8 +335,9 @@ def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, against: list, ran
     the reader who wants to know why. One framework, two or ten: the same section."""
     doc.heading(2, "The answer: every framework, per case")
     reference = against[0].numerator if against else None
-    doc.para(f"This run measured {listing([typed_name(run, a) for a in run.arms])}. First every arm's "
-             "own figures per case, ranked by throughput; then "
+    frameworks = answer.framework_arms(run)
+    doc.para(f"The frameworks: {listing([typed_name(run, a) for a in frameworks])}. First each one's own "
+             "figures per case, ranked by throughput; then "
              + (f"the reference, {run.display_name(reference)} (`--reference`; by default the first of the "
                 "study's pair, ASP.NET Core and Express.js, in the run, else its first framework), against "
                 f"each other framework, as the ratio {run.display_name(reference)} / other with its 95 % "
@@ -373,13 +375,14 @@ def ranking_tables(doc: Doc, run: Run, ranked: pd.DataFrame, agg: pd.DataFrame, 
                                                      else " (run-long peak)") for _, r in part.iterrows()]})
         if not part["app_cpu_ms_per_req_n"].fillna(0).astype(bool).any():
             shown = shown.drop(columns="App CPU per request (ms)")  # runs before schema 3 lack it
-        doc.table(shown, f"{title}: every arm per case, ranked by mean throughput (1 = highest); mean [95 % "
+        doc.table(shown, f"{title}: every framework per case, ranked by mean throughput (1 = highest); mean [95 % "
                          "interval] over usable items, † k flagged; memory "
                          + ("from a fresh process per case (memory.csv, VmHWM)" if fresh else "as the run-long "
                             "peak RSS") + ". A rank is not a test: where intervals overlap the order is "
                          "open; the ratios below test it (tables/ranking.csv)")
         if run.checked:
-            path = figures.cpu_per_request(run, agg, api, figs / f"cpu_per_request_{api}.png")
+            path = figures.cpu_per_request(run, agg[agg["framework"].isin(set(part["framework"]))], api,
+                                           figs / f"cpu_per_request_{api}.png")
             doc.figure(path, f"{title}: the app's and the database's CPU time per request, per case.")
 
 

@@ -18,6 +18,8 @@ import pandas as pd
 from analysis import answer, engines, figures, memory, ranking, replication, study_check, tables, trust, validity, \
     verdicts
 from analysis.claims import CLAIMS, CPU_MARGIN, MARGIN
+# write_report raises it for an unknown --reference; cli/report.py catches it from here.
+from analysis.answer import UnknownReference  # noqa: F401
 from analysis.load import ResultFileError, Run, load_run
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
                               ordered_frameworks)
@@ -504,7 +506,7 @@ def variant_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: lis
     doc.para(f"{names}: {versus.numerator} over the reference arm {versus.denominator} (the arm of "
              f"{run.base(versus.denominator)} named first in this run), with its 95 % interval. Throughput "
              f"above 1: {a} served more requests per second. p95 response time, CPU and memory below 1: "
-             f"{a} was faster or used less; above 1: {b} did. {answer.SIGNIFICANT} significant (p < {ALPHA}); "
+             f"{a} was faster or used less; above 1: {b} did. {answer.SIGNIFICANT} significant (q < {ALPHA}); "
              f"{answer.FLAGGED} load-flagged case. {basis_line(kind, 'arms', where)}")
     comparison_tables(doc, run, answers, versus, apis, figs)
     if explain:

@@ -29,8 +29,7 @@ def add_reference_option(p) -> None:
 
 def report(run_id, results_dir: Path, timeline_case, reference: str | None = None) -> None:
     # Imported here so the other subcommands do not pay for pandas and matplotlib.
-    from analysis.answer import UnknownReference
-    from analysis.report import write_report
+    from analysis.report import UnknownReference, write_report
     from benchlib.results import ResultFileError, find_run
 
     try:

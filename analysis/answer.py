@@ -1,16 +1,21 @@
-"""The answer a team choosing a stack came for, which the report opens with: per API and case, the
-ratio ASP.NET Core / Express.js with its 95 % interval and significance, for the metrics a choice
-turns on, and whether the load generator rather than the case set the load. Then the same answer
-for variant against variant (DESIGN §9): each other arm of a framework over its reference arm.
+"""The answer a team choosing a stack came for, which the report opens with: every framework of the
+run against a reference framework, per API and case: the ratio reference / other with its 95 %
+interval and significance, for the metrics a choice turns on, and whether the load generator rather
+than the case set the load. Then the same answer for variant against variant (DESIGN §9): each
+other arm of a framework over its reference arm.
 
 The numbers are analysis.tables' (paired rounds when the run has them, independent groups
 otherwise); this module picks the comparisons and the metrics, adds the load flags, and words the
 table.
 
-Which arms. The framework answer compares the two default arms, `aspnet` and `express`, and no
-other. For each framework with two or more arms in the run, its reference arm is the one named
-first in `settings.frameworks` (`--variants aspnet:mvc,aspnet` makes `aspnet:mvc` the reference),
-and every other arm of that framework is compared with it, the reference as denominator.
+Which arms. The framework answer compares the run's framework arms (each framework's default
+variant; a framework run only as other variants takes no part) with the reference framework:
+`--reference`, else the first of the study's pair (aspnet, express) in the run, else the run's
+first framework. The reference is the numerator, so the default answer of a run with both of the
+study's frameworks is the study's own A/E, ASP.NET Core / Express.js. For each framework with two
+or more arms in the run, its reference arm is the one named first in `settings.frameworks`
+(`--variants aspnet:mvc,aspnet` makes `aspnet:mvc` the reference), and every other arm of that
+framework is compared with it, the reference as denominator (a variant reads new / baseline).
 """
 from dataclasses import dataclass
 
@@ -35,7 +40,7 @@ SHOWN = ("throughput_rps", *PER_REQUEST, "p95_ms", "cpu_mean_pct", "rss_peak_mb"
 HEADINGS = {"throughput_rps": "Throughput", "app_cpu_ms_per_req": "App CPU per request",
             "db_cpu_ms_per_req": "DB CPU per request", "p95_ms": "p95 response time", "cpu_mean_pct": "CPU (mean)",
             "rss_peak_mb": "Memory (peak RSS)", memory.METRIC: "Memory (fresh process)"}
-# Which side of 1 favours ASP.NET Core: only for throughput is more better.
+# Which side of 1 favours the numerator: only for throughput is more better.
 HIGHER_IS_BETTER = {"throughput_rps"}
 # The flags that mean the case's nominal load was not what the server saw (errors are a flag of
 # their own: the numbers still describe the load applied).
@@ -54,40 +59,65 @@ LOAD_FLAGS = {
 BOUND_TEXT = {">=": "≥", "<=": "≤"}
 SIGNIFICANT, FLAGGED = "*", "‡"
 PAIRED, INDEPENDENT = "paired rounds", "independent groups"
-# The columns before variants, then which arms a row compares: `aspnet_n` and `express_n` are
-# filled for the framework answer only; numerator_n and denominator_n for every row.
+# Named by role, never by framework: `numerator` / `denominator` are the arms a row compares and
+# numerator_n / denominator_n their usable items.
 # `q`: p adjusted over the report's family of tests (Benjamini-Hochberg), which `significant` reads;
 # `test`: the test behind p; `stopping`: the cell's state when the run's extra rounds ended
 # (benchlib/stopping.py; empty for runs without them).
 COLUMNS = ["api", *CASE_COLUMNS, "metric", "ratio", "ratio_low", "ratio_high", "p", "significant", "judged",
-           "pairs", f"{ASPNET}_n", f"{EXPRESS}_n", "load_flags", "comparison", "note",
+           "pairs", "load_flags", "comparison", "note",
            "numerator", "denominator", "numerator_n", "denominator_n", "bound", "q", "test", "stopping"]
-COUNT_COLUMNS = [f"{ASPNET}_n", f"{EXPRESS}_n", "numerator_n", "denominator_n"]
+COUNT_COLUMNS = ["numerator_n", "denominator_n"]
+
+
+class UnknownReference(ValueError):
+    """--reference names no framework arm of the run."""
 
 
 @dataclass(frozen=True)
 class Versus:
-    """One comparison the report answers: numerator / denominator, two arms of the run."""
+    """One comparison the report answers: numerator / denominator, two arms of the run;
+    `frameworks` for two frameworks (the framework answer), else two arms of one framework."""
     numerator: str
     denominator: str
+    frameworks: bool = False
 
     @property
-    def frameworks(self) -> bool:
-        """The framework answer (ASP.NET Core / Express.js), rather than variant against variant."""
+    def study(self) -> bool:
+        """The study's own ratio, ASP.NET Core / Express.js."""
         return (self.numerator, self.denominator) == PAIR
 
     @property
     def symbol(self) -> str:
         """How tables and figures write the ratio."""
-        return "A/E" if self.frameworks else "ratio"
+        return "A/E" if self.study else "ratio"
 
 
-FRAMEWORKS = Versus(ASPNET, EXPRESS)
+STUDY = Versus(ASPNET, EXPRESS, frameworks=True)
 
 
-def missing_frameworks(run: Run) -> list[str]:
-    """The default arms of the framework answer that the run does not have at all."""
-    return [f for f in PAIR if f not in run.arms]
+def framework_arms(run: Run) -> list[str]:
+    """The run's frameworks as the framework answer takes them: each one's default arm, in the run's
+    order."""
+    return [arm for arm in run.arms if run.base(arm) == arm]
+
+
+def reference(run: Run, wanted: str | None = None) -> str | None:
+    """The reference framework: `wanted` (--reference), else the first of the study's pair in the
+    run, else the run's first framework; None for a run without a framework arm."""
+    arms = framework_arms(run)
+    if wanted is not None:
+        if wanted not in arms:
+            raise UnknownReference(f"--reference {wanted}: run {run.run_id} has no framework {wanted!r}; "
+                                   f"its frameworks: {', '.join(arms) or 'none'}")
+        return wanted
+    return next((f for f in PAIR if f in arms), arms[0] if arms else None)
+
+
+def framework_comparisons(run: Run, wanted: str | None = None) -> list[Versus]:
+    """The reference over every other framework of the run, in the run's order."""
+    ref = reference(run, wanted)
+    return [Versus(ref, arm, frameworks=True) for arm in framework_arms(run) if arm != ref]
 
 
 def variant_comparisons(run: Run) -> list[Versus]:
@@ -116,19 +146,17 @@ def stopping_states(run: Run) -> dict[tuple[str, int], str]:
     return {(s["api"], int(s["case"])): s["state"] for s in states}
 
 
-def answer(run: Run, sig: pd.DataFrame) -> pd.DataFrame:
-    """The framework answer, from tables.significance: one row per api x case x metric of
-    METRICS_ANSWERED (the columns of tables/answer.csv)."""
-    cells = sig.assign(numerator_n=sig[f"{ASPNET}_n"], denominator_n=sig[f"{EXPRESS}_n"])
-    return shape(run, cells, FRAMEWORKS)
-
-
-def variant_answer(run: Run, versus: Versus) -> pd.DataFrame:
-    """The same answer for two arms of one framework, numerator over denominator."""
-    # One family of tests per comparison: a variant's q does not depend on the framework answer's.
-    cells = adjust_family(compare_arms(run, versus.numerator, versus.denominator), METRICS_ANSWERED)
-    cells = cells.rename(columns={"a_n": "numerator_n", "b_n": "denominator_n"})
-    return shape(run, cells.assign(**{f"{ASPNET}_n": None, f"{EXPRESS}_n": None}), versus)
+def answer(run: Run, sig: pd.DataFrame, versus: Versus = STUDY) -> pd.DataFrame:
+    """One comparison's answer: one row per api x case x metric of METRICS_ANSWERED (the columns of
+    tables/answer.csv). The study's A/E takes its cells from `sig` (tables.significance, whose q is
+    adjusted over the report's family with the study's tables); any other comparison is one family
+    of tests of its own, so its q does not depend on which other arms the run had."""
+    if versus.study:
+        cells = sig.rename(columns={f"{ASPNET}_n": "numerator_n", f"{EXPRESS}_n": "denominator_n"})
+    else:
+        cells = adjust_family(compare_arms(run, versus.numerator, versus.denominator), METRICS_ANSWERED)
+        cells = cells.rename(columns={"a_n": "numerator_n", "b_n": "denominator_n"})
+    return shape(run, cells, versus)
 
 
 def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
@@ -167,9 +195,7 @@ def memory_cells(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
     return found.assign(
         metric=memory.METRIC, p=None, judged=judged,
         significant=judged & ((found["ratio_low"] > 1) | (found["ratio_high"] < 1)),
-        numerator_n=found["pairs"], denominator_n=found["pairs"],
-        **{f"{ASPNET}_n": found["pairs"] if versus.frameworks else None,
-           f"{EXPRESS}_n": found["pairs"] if versus.frameworks else None})
+        numerator_n=found["pairs"], denominator_n=found["pairs"])
 
 
 def with_bounds(run: Run, part: pd.DataFrame, versus: Versus) -> pd.DataFrame:
@@ -195,7 +221,7 @@ def answer_order(column: pd.Series) -> pd.Series:
     return report_order(column)
 
 
-def better_side(metric: str, versus: Versus = FRAMEWORKS) -> tuple[str, str]:
+def better_side(metric: str, versus: Versus = STUDY) -> tuple[str, str]:
     """(the arm favoured left of 1, right of 1) on a ratio axis."""
     a, b = versus.numerator, versus.denominator
     return (b, a) if metric in HIGHER_IS_BETTER else (a, b)

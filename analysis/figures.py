@@ -12,21 +12,40 @@ from matplotlib.patches import Patch  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from analysis.answer import FLAGGED, FRAMEWORKS, HEADINGS, LOAD_FLAGS, Versus, better_side, shown  # noqa: E402
+from analysis.answer import FLAGGED, STUDY, HEADINGS, LOAD_FLAGS, Versus, better_side, shown  # noqa: E402
 from analysis.claims import MARGIN  # noqa: E402
 from analysis.load import Run, load_jtl, load_proc  # noqa: E402
 from analysis.metrics import METRICS, PAIR, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
 from analysis.tables import CASE_COLUMNS, ok_rows  # noqa: E402
 
-COLOURS = {"aspnet": "#512bd4", "express": "#3c873a"}
+# For arms whose framework.json declares no `colour`, or one an earlier arm of the run took (a
+# variant inherits its framework's): the first two are ASP.NET Core's and Express.js's own, so runs
+# recorded before `colour` existed keep their look.
+PALETTE = ("#512bd4", "#3c873a", "#e0712c", "#1f77b4", "#c0392b", "#8e44ad", "#7f6a00", "#17becf", "#e377c2",
+           "#555555")
 API_TITLE = {"rest": "REST", "graphql": "GraphQL"}
 CASE_AXIS = "Case (concurrent users / rows per request, /J = with join)"
 DPI = 110
 BOUND_MARKER = {">=": ">", "<=": "<"}
 
 
-def colour(framework: str, index: int) -> str:
-    return COLOURS.get(framework, f"C{index + 2}")
+def colours(run: Run) -> dict[str, str]:
+    """arm -> its colour: framework.json's `colour` (recorded in the manifest) where it is a colour
+    no earlier arm took, else the next free one of PALETTE; the same in every figure of a report."""
+    out, taken = {}, set()
+    for arm in run.arms:
+        declared = run.entry(arm).get("colour")
+        if isinstance(declared, str) and matplotlib.colors.is_color_like(declared) and declared.lower() not in taken:
+            out[arm] = declared
+            taken.add(declared.lower())
+    for i, arm in enumerate(a for a in run.arms if a not in out):
+        out[arm] = next((c for c in PALETTE if c not in taken), f"C{i % 10}")
+        taken.add(out[arm])
+    return out
+
+
+def colour(run: Run, arm: str) -> str:
+    return colours(run).get(arm, PALETTE[-1])
 
 
 def save(fig, path: Path, bottom: float = 0.0) -> Path:
@@ -69,7 +88,7 @@ def study_figure(run: Run, agg: pd.DataFrame, sig: pd.DataFrame, spec: StudyFigu
         # n=1 has no interval: no error bars rather than all-NaN ones matplotlib warns about.
         ax.bar(at, means, width, yerr=err if np.isfinite(err).any() else None, capsize=3,
                label=run.display_name(framework),
-               color=colour(framework, i), error_kw={"elinewidth": 1})
+               color=colour(run, framework), error_kw={"elinewidth": 1})
         for j in np.flatnonzero(mine["n"].to_numpy() == 1):
             ax.text(at[j], means[j], "n=1", ha="center", va="bottom", fontsize=7)
         tops = np.fmax(tops, np.nan_to_num(mine["ci_high"].to_numpy(dtype=float), nan=0))
@@ -99,11 +118,11 @@ def percentiles_by_case(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Pa
     x = np.arange(len(cases))
     styles = {"p50_ms": "-", "p90_ms": "-.", "p95_ms": "--", "p99_ms": ":"}
     fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(cases) + 3), 5.2))
-    for i, framework in enumerate(ordered_frameworks(part["framework"])):
+    for framework in ordered_frameworks(part["framework"]):
         for metric, style in styles.items():
             mine = part[(part["framework"] == framework) & (part["metric"] == metric)] \
                 .set_index("case").reindex(cases["case"])
-            ax.plot(x, mine["mean"], style, marker="o", markersize=4, color=colour(framework, i),
+            ax.plot(x, mine["mean"], style, marker="o", markersize=4, color=colour(run, framework),
                     label=f"{run.display_name(framework)} {metric[:3]}")
     log_scale(ax)
     ax.set_xticks(x, [case_tick(*c) for c in cases.itertuples(index=False)], fontsize=8)
@@ -126,11 +145,11 @@ def latency_curve(run: Run, api: str, case: int, label: str, path: Path) -> Path
     """Percentiles 0-100 of every sample's response time, all ok iterations pooled."""
     fig, ax = plt.subplots(figsize=(8, 5.2))
     q = np.linspace(0, 100, 201)
-    for i, (framework, iterations) in enumerate(iterations_of(run, api, case).items()):
+    for framework, iterations in iterations_of(run, api, case).items():
         elapsed = np.concatenate([
             load_jtl(run.cell_dir(framework, api, case, it) / "results.jtl")["elapsed"].to_numpy()
             for it in iterations])
-        ax.plot(q, np.percentile(elapsed, q), color=colour(framework, i),
+        ax.plot(q, np.percentile(elapsed, q), color=colour(run, framework),
                 label=f"{run.display_name(framework)} ({len(elapsed)} samples, {len(iterations)} iter.)")
     log_scale(ax)
     ax.set_xlabel("Percentile of requests (%)")
@@ -145,11 +164,11 @@ def timeline(run: Run, api: str, case: int, label: str, path: Path) -> Path:
     """App CPU and RSS, and the load generator's CPU, over the measured window of one iteration."""
     fig, axes = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
     shown = []
-    for i, (framework, iterations) in enumerate(iterations_of(run, api, case).items()):
+    for framework, iterations in iterations_of(run, api, case).items():
         it = iterations[0]
         proc = load_proc(run.cell_dir(framework, api, case, it) / "proc.csv")
         app, loadgen = proc[proc["role"] == "app"], proc[proc["role"] == "jmeter"]
-        name, c = run.display_name(framework), colour(framework, i)
+        name, c = run.display_name(framework), colour(run, framework)
         axes[0].plot(app["t_s"], app["cpu_pct"], color=c, label=name)
         axes[1].plot(app["t_s"], app["rss_kb"] / 1024, color=c, label=name)
         axes[2].plot(loadgen["t_s"], loadgen["cpu_pct"], color=c, label=f"JMeter, {name} run")
@@ -178,7 +197,7 @@ def ratio_ticks(low: float, high: float) -> list[float]:
     return [v for v in (fits[0] if fits else TICK_SETS[-1]) if low <= v <= high]
 
 
-def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus = FRAMEWORKS) -> Path:
+def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus = STUDY) -> Path:
     """The answer as a forest plot: one panel per metric, one row per case, the ratio ASP.NET Core /
     Express.js (or versus's numerator / denominator) on a log axis (so 0.5 and 2 sit equally far
     from 1) with its 95 % interval. `answers` holds that comparison's rows only."""
@@ -248,7 +267,7 @@ def forest(run: Run, answers: pd.DataFrame, api: str, path: Path, versus: Versus
     height = fig.get_figheight()
     fig.subplots_adjust(top=1 - 0.85 / height)
     names = f"{run.display_name(versus.numerator)} / {run.display_name(versus.denominator)}"
-    fig.suptitle(f"{API_TITLE[api]}: {names}" + (f" ({versus.symbol})" if versus.frameworks else "")
+    fig.suptitle(f"{API_TITLE[api]}: {names}" + (f" ({versus.symbol})" if versus.study else "")
                  + " per case, with 95 % intervals",
                  y=1 - 0.05 / height, fontsize=11)
     fig.legend(handles=handles, loc="upper center", ncol=len(handles), fontsize=9, frameon=False,
@@ -277,14 +296,15 @@ def ceiling(run: Run, items: pd.DataFrame, ceilings: pd.DataFrame, share: float,
             ax.plot([j - 0.4, j + 0.4], [share * top] * 2, color="#333", linestyle="--", linewidth=1,
                     label=f"{share:.0%} of it: bound from here" if j == 0 else None)
     seen = set()
-    for i, framework in enumerate(ordered_frameworks(items["framework"])):
-        offset = (i - 0.5) * 0.25
+    arms = ordered_frameworks(items["framework"])
+    for i, framework in enumerate(arms):
+        offset = (i - (len(arms) - 1) / 2) * 0.25
         for _, row in items[items["framework"] == framework].iterrows():
             j = int(np.flatnonzero(cases["case"].to_numpy() == row["case"])[0])
             state = row["validity"] or "valid"
             label = f"{run.display_name(framework)}, {state}"
-            ax.plot(j + offset, row["throughput_rps"], VALIDITY_MARKERS.get(state, "o"), color=colour(framework, i),
-                    markersize=7, markerfacecolor="none" if state == "invalid" else colour(framework, i),
+            ax.plot(j + offset, row["throughput_rps"], VALIDITY_MARKERS.get(state, "o"), color=colour(run, framework),
+                    markersize=7, markerfacecolor="none" if state == "invalid" else colour(run, framework),
                     label=None if label in seen else label)
             seen.add(label)
     log_scale(ax)
@@ -314,7 +334,7 @@ def cpu_per_request(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Path:
                 .set_index("case").reindex(cases["case"])
             means = mine["mean"].to_numpy(dtype=float)
             err = np.vstack([means - mine["ci_low"].to_numpy(dtype=float), mine["ci_high"].to_numpy(dtype=float) - means])
-            ax.bar(x + (i - (len(frameworks) - 1) / 2) * width, means, width, color=colour(framework, i),
+            ax.bar(x + (i - (len(frameworks) - 1) / 2) * width, means, width, color=colour(run, framework),
                    yerr=err if np.isfinite(err).any() else None, capsize=3, label=run.display_name(framework))
         ax.set_xticks(x, [case_tick(*c) for c in cases.itertuples(index=False)], fontsize=8)
         ax.set_xlabel(CASE_AXIS)

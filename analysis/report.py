@@ -15,8 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, engines, figures, memory, replication, study_check, tables, trust, validity, verdicts
+from analysis import answer, engines, figures, memory, ranking, replication, study_check, tables, trust, validity, \
+    verdicts
 from analysis.claims import CLAIMS, CPU_MARGIN, MARGIN
+# write_report raises it for an unknown --reference; cli/report.py catches it from here.
+from analysis.answer import UnknownReference  # noqa: F401
 from analysis.load import ResultFileError, Run, load_run
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
                               ordered_frameworks)
@@ -28,15 +31,17 @@ from analysis.study import STUDY_METRICS, load_study
 CODE_DIR = Path(__file__).resolve().parent
 
 
-def write_report(run_dir: Path, timeline_case: int | None = None) -> Path:
-    """Build the report for one run; returns the report directory."""
+def write_report(run_dir: Path, timeline_case: int | None = None, reference: str | None = None) -> Path:
+    """Build the report for one run; returns the report directory. `reference`: the framework every
+    other is compared with (analysis.answer.reference; an unknown one raises UnknownReference)."""
     run_dir = Path(run_dir)
     run = load_run(run_dir)
+    answer.reference(run, reference)  # an unknown reference fails before anything is built
     final = run_dir / "report"
     building = run_dir / f".report-building-{os.getpid()}"
     shutil.rmtree(building, ignore_errors=True)
     try:
-        build(run, building, timeline_case)
+        build(run, building, timeline_case, reference)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
@@ -79,13 +84,13 @@ def code_version() -> str:
         return "unknown"
 
 
-def build(run: Run, out: Path, timeline_case: int | None) -> None:
+def build(run: Run, out: Path, timeline_case: int | None, reference: str | None = None) -> None:
     figs, tabs = out / "figures", out / "tables"
     figs.mkdir(parents=True)
     tabs.mkdir()
     agg, sig = tables.aggregate(run), verdicts.report_cells(run)
     if agg.empty and run.checked and not validity.judged(run).empty:
-        return build_unmeasurable(run, out, tabs)
+        return build_unmeasurable(run, out, tabs, reference)
     if agg.empty:
         raise ResultFileError(run.dir / "summary.csv", "has no iteration with status ok")
     # The study's memory claims are judged on fresh processes where the run measured them.
@@ -99,12 +104,19 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     results = verdicts.verdicts(CLAIMS, claim_cells, tables.unmeasured(run), run.cores)
     checks = study_check.checks(CLAIMS, study)
     status, problems = tables.run_status(run), tables.problems(run)
-    answers = answer.answer(run, sig)
+    against = answer.framework_comparisons(run, reference)
     comparisons = answer.variant_comparisons(run)
-    every_answer = pd.concat([a for a in [answers, *(answer.variant_answer(run, v) for v in comparisons)]
-                              if not a.empty] or [answers], ignore_index=True)
+    every_answer = pd.concat([a for a in (answer.answer(run, sig, v) for v in [*against, *comparisons])
+                              if not a.empty] or [pd.DataFrame(columns=answer.COLUMNS)], ignore_index=True)
+    answers = every_answer[every_answer["numerator"].isin([v.numerator for v in against])
+                           & every_answer["denominator"].isin([v.denominator for v in against])]
+    # The trust section's cross-check and memory tables are the study's A/E, whatever the reference.
+    study_answer = answer.answer(run, sig, answer.STUDY) \
+        if set(answer.PAIR) <= set(answer.framework_arms(run)) else pd.DataFrame(columns=answer.COLUMNS)
+    ranked = ranking.ranking(run, agg, answer.framework_arms(run))
 
     every_answer.to_csv(tabs / "answer.csv", index=False)
+    ranked.to_csv(tabs / "ranking.csv", index=False)
     agg.to_csv(tabs / "metrics.csv", index=False)
     sig.to_csv(tabs / "significance.csv", index=False)
     side.to_csv(tabs / "study_side_by_side.csv", index=False)
@@ -123,15 +135,15 @@ def build(run: Run, out: Path, timeline_case: int | None) -> None:
     case = heaviest_case(run) if timeline_case is None else timeline_case
     details = detail_figures(run, agg, apis, case, figs)
     doc = Doc(f"Testbed report: run {run.run_id}")
-    summary(doc, run, agg, status, comparisons)
+    summary(doc, run, agg, status, comparisons, against)
     if run.checked:
-        trust.section(doc, run, answers, apis, figs, tabs)
-    answer_section(doc, run, answers, apis, figs)
+        trust.section(doc, run, study_answer, apis, figs, tabs)
+    answer_section(doc, run, answers, against, ranked, agg, apis, figs)
     for i, versus in enumerate(comparisons):
         # The legend and the method are the framework answer's; without one, the first variant
         # section carries them.
         variant_section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
-                        explain=i == 0 and bool(answer.missing_frameworks(run)))
+                        explain=i == 0 and not against)
     run_section(doc, run, status, engine_table)
     verdict_section(doc, run, results, checks)
     study_support_section(doc, checks, study)
@@ -152,7 +164,7 @@ def write(doc: Doc, out: Path) -> None:
     (out / "index.html").write_text(html_page(doc))
 
 
-def build_unmeasurable(run: Run, out: Path, tabs: Path) -> None:
+def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = None) -> None:
     """A checked run none of whose items passed: no statistic can be computed, so the report is the
     trust section, what would measure each cell, and every check."""
     doc = Doc(f"Testbed report: run {run.run_id}")
@@ -161,9 +173,12 @@ def build_unmeasurable(run: Run, out: Path, tabs: Path) -> None:
     items = validity.judged(run)
     apis = [a for a in ("rest", "graphql") if a in set(items["api"])]
     trust.section(doc, run, pd.DataFrame(columns=answer.COLUMNS), apis, out / "figures", tabs)
-    doc.heading(2, "The answer: ASP.NET Core / Express.js, per case")
-    doc.bullets([not_measurable_text(r) for r in validity.unmeasurable(run, answer.PAIR).itertuples()]
-                or ["No case has both frameworks."])
+    doc.heading(2, "The answer: every framework, per case")
+    for versus in answer.framework_comparisons(run, reference):
+        doc.heading(3, versus_names(run, versus))
+        doc.bullets([not_measurable_text(r) for r in
+                     validity.unmeasurable(run, (versus.numerator, versus.denominator)).itertuples()]
+                    or ["No case has both frameworks."])
     # Whether remote engines ran out of CPU is part of why nothing passed.
     engine_table = engines.engine_table(run)
     if engine_table is not None:
@@ -191,12 +206,18 @@ def listing(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def typed_name(run: Run, arm: str) -> str:
+    """Its display name and, where the run recorded it, its type: `Fastify (realistic)`."""
+    kind = ranking.kind(run, arm)
+    return run.display_name(arm) + (f" ({kind})" if kind else "")
+
+
 def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
-            comparisons: list | None = None) -> None:
+            comparisons: list | None = None, against: list | None = None) -> None:
     """What was measured, in one paragraph, and how many iterations the appendix lists."""
-    comparisons = comparisons or []
+    comparisons, against = comparisons or [], against or []
     measured = set(agg["framework"])
-    frameworks = listing([run.display_name(f) for f in run.arms if f in measured])
+    frameworks = listing([typed_name(run, f) for f in run.arms if f in measured])
     cases = sorted(set(agg["case"]))
     apis = " and ".join(a for a, key in (("REST", "rest"), ("GraphQL", "graphql")) if key in set(agg["api"]))
     doc.para(f"{frameworks} served the same forum API over one MySQL-compatible database, as {apis}, "
@@ -207,8 +228,9 @@ def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
              f"{run.manifest.get('profile', '?')}). "
              + ("First whether the run can be trusted: which measurements passed their checks. Then "
                 if run.checked else "First ")
-             + "the answer: how ASP.NET Core compares with "
-             "Express.js per case; "
+             + "the answer: every framework's figures per case, ranked"
+             + (f", and {run.display_name(against[0].numerator)} (the reference) against "
+                f"{listing([run.display_name(v.denominator) for v in against])} per case; " if against else "; ")
              + (f"then variant against variant ({'; '.join(versus_names(run, v) for v in comparisons)}); "
                 if comparisons else "")
              + "then the run's details, the verdicts on the study's claims, the study's tables and figures "
@@ -247,7 +269,8 @@ def versus_names(run: Run, versus) -> str:
 
 # The paired statistics step by step, for a student (analysis/README.md points here).
 HOW_COMPUTED = [
-    "One ratio per round: in round r, A's value over E's, a_r / b_r; 0.8 means A's value is 20 % lower. "
+    "One ratio per round: in round r, the numerator's value over the denominator's (A over E for the "
+    "study's A/E), a_r / b_r; 0.8 means the numerator's value is 20 % lower. "
     "Taking the ratio inside the round cancels the machine's drift.",
     "Average on the log scale: d_r = log(a_r / b_r), averaged and turned back, exp(mean d), the "
     "geometric mean of the ratios; \"twice as fast\" and \"half as fast\" are then equally far from 1.",
@@ -331,43 +354,98 @@ def _method_text(run: Run, kind: str, symbol: str) -> str:
             "widens the interval, or, if it hit one framework more, moves the ratio itself.")
 
 
-def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Path) -> None:
-    """The tables and figures first, with one line on how to read them; the flags and the method
-    after them, for the reader who wants to know why. Only the default arms aspnet and express take
-    part; a run without either says so in one line."""
-    doc.heading(2, "The answer: ASP.NET Core / Express.js, per case")
-    missing = answer.missing_frameworks(run)
-    if missing:
-        doc.para(f"No framework answer: this run has no {' and no '.join(missing)} arm (its arms: "
-                 f"{', '.join(run.arms)}); the answer compares the default arms aspnet and express.")
-        return
-    kind = basis(run, answers)
-    doc.para("A/E = ASP.NET Core / Express.js, with its 95 % interval. Throughput above 1: ASP.NET Core "
-             "served more requests per second. p95 response time, CPU and memory below 1: ASP.NET Core "
-             f"was faster or used less; above 1: Express.js did. {answer.SIGNIFICANT} significant (q < "
-             f"{ALPHA}: p adjusted for the report's many tests); {answer.FLAGGED} load-flagged case "
-             f"(explained below). {BASIS_LINE[kind]}")
-    comparison_tables(doc, run, answers, answer.FRAMEWORKS, apis, figs)
-    legend(doc, run, answers, kind)
+def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, against: list, ranked: pd.DataFrame,
+                   agg: pd.DataFrame, apis: list[str], figs: Path) -> None:
+    """Every framework ranked per case, then the reference against each other framework: the tables
+    and figures first, with one line on how to read them; the flags and the method after them, for
+    the reader who wants to know why. One framework, two or ten: the same section."""
+    doc.heading(2, "The answer: every framework, per case")
+    reference = against[0].numerator if against else None
+    frameworks = answer.framework_arms(run)
+    doc.para(f"The frameworks: {listing([typed_name(run, a) for a in frameworks])}. First each one's own "
+             "figures per case, ranked by throughput; then "
+             + (f"the reference, {run.display_name(reference)} (`--reference`; by default the first of the "
+                "study's pair, ASP.NET Core and Express.js, in the run, else its first framework), against "
+                f"each other framework, as the ratio {run.display_name(reference)} / other with its 95 % "
+                "interval. The study's claims further down are ASP.NET Core against Express.js whatever "
+                "the reference." if against else
+                "no ratio: the run has one framework, so there is nothing to compare it with.")
+             + " Realistic entries run as their documentation teaches; tuned ones depart from that to go "
+             "faster (docs/adding-a-framework.md): compare realistic with realistic.")
+    ranking_tables(doc, run, ranked, agg, apis, figs)
+    for versus in against:
+        comparison_section(doc, run, answer.of(answers, versus), versus, apis, figs)
+    if against:
+        kind = basis(run, answers) if not answers.empty else ("paired" if is_paired(run.manifest) else "independent")
+        legend(doc, run, answers, kind, symbol="A/E" if against == [answer.STUDY] else "reference / other")
 
 
-def comparison_tables(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path) -> None:
-    """Per API: the table of ratios per case and its forest plot."""
-    symbol = versus.symbol if versus.frameworks else versus_names(run, versus)
+def ranking_tables(doc: Doc, run: Run, ranked: pd.DataFrame, agg: pd.DataFrame, apis: list[str],
+                   figs: Path) -> None:
+    """Per API: every arm's throughput, p95, CPU per request and memory per case, ranked."""
+    doc.heading(3, "Every framework, ranked")
     for api in apis:
         title = "REST" if api == "rest" else "GraphQL"
-        doc.heading(3, title)
+        part = ranked[ranked["api"] == api]
+        if part.empty:
+            continue
+        fresh = (part["memory_source"] == ranking.FRESH).any()
+        shown = pd.DataFrame({
+            "Case": [case_label(*c) for c in part[tables.CASE_COLUMNS].itertuples(index=False)],
+            "Rank": part["rank"], "Framework": [typed_name(run, a) for a in part["framework"]],
+            "Throughput (requests/s)": [("≥ " if b else "") + ci_of(r, "throughput_rps")
+                                        for b, (_, r) in zip(part["throughput_bound"], part.iterrows())],
+            "p95 (ms)": [ci_of(r, "p95_ms") for _, r in part.iterrows()],
+            "App CPU per request (ms)": [ci_of(r, "app_cpu_ms_per_req") for _, r in part.iterrows()],
+            "Memory (MB)": [ci_of(r, "memory_mb") + ("" if not fresh or r["memory_source"] == ranking.FRESH
+                                                     else " (run-long peak)") for _, r in part.iterrows()]})
+        if not part["app_cpu_ms_per_req_n"].fillna(0).astype(bool).any():
+            shown = shown.drop(columns="App CPU per request (ms)")  # runs before schema 3 lack it
+        doc.table(shown, f"{title}: every framework per case, ranked by mean throughput (1 = highest); mean [95 % "
+                         "interval] over usable items, † k flagged; memory "
+                         + ("from a fresh process per case (memory.csv, VmHWM)" if fresh else "as the run-long "
+                            "peak RSS") + ". A rank is not a test: where intervals overlap the order is "
+                         "open; the ratios below test it (tables/ranking.csv)")
+        if run.checked:
+            path = figures.cpu_per_request(run, agg[agg["framework"].isin(set(part["framework"]))], api,
+                                           figs / f"cpu_per_request_{api}.png")
+            doc.figure(path, f"{title}: the app's and the database's CPU time per request, per case.")
+
+
+def ci_of(row: pd.Series, metric: str) -> str:
+    return fmt_ci(*(row[f"{metric}_{f}"] for f in ranking.FIELDS))
+
+
+def comparison_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path) -> None:
+    """The reference over one other framework: which way the ratio reads, then per API its table
+    and forest plot."""
+    a, b = (run.display_name(x) for x in (versus.numerator, versus.denominator))
+    doc.heading(3, f"{a} / {b}" + (f" ({versus.symbol})" if versus.study else ""))
+    tuned = [typed_name(run, x) for x in (versus.numerator, versus.denominator) if ranking.kind(run, x) == "tuned"]
+    kind = basis(run, answers) if not answers.empty else ("paired" if is_paired(run.manifest) else "independent")
+    doc.para(f"{a} / {b}, with its 95 % interval. Throughput above 1: {a} served more requests per second. "
+             f"p95 response time, CPU and memory below 1: {a} was faster or used less; above 1: {b} did. "
+             f"{answer.SIGNIFICANT} significant (q < {ALPHA}: p adjusted for the report's many tests); "
+             f"{answer.FLAGGED} load-flagged case (explained below). {BASIS_LINE[kind]}"
+             + (f" Not realistic against realistic: {listing(tuned)} {'is' if len(tuned) == 1 else 'are'} "
+                "tuned." if tuned else ""))
+    comparison_tables(doc, run, answers, versus, apis, figs, level=4)
+
+
+def comparison_tables(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path,
+                      level: int = 3) -> None:
+    """Per API: the table of ratios per case and its forest plot."""
+    symbol = versus.symbol if versus.study else versus_names(run, versus)
+    for api in apis:
+        title = "REST" if api == "rest" else "GraphQL"
+        doc.heading(level, title)
         if answers[answers["api"] == api].empty:
-            if versus.frameworks:
-                lacking = " and ".join(tables.unmeasured(run)[api]) or "one of the frameworks"
-                doc.para(f"No {title} case has both frameworks measured: {lacking} has no ok {title} iteration.")
-            else:
-                ok = tables.ok_rows(run)
-                lacking = " and ".join(run.display_name(a) for a in (versus.numerator, versus.denominator)
-                                       if ok[(ok["api"] == api) & (ok["framework"] == a)].empty)
-                doc.para(f"No {title} case has both arms measured: "
-                         + (f"{lacking} has no ok {title} iteration." if lacking else
-                            f"they have no ok {title} iteration of one case."))
+            ok = tables.ok_rows(run)
+            lacking = " and ".join(run.display_name(a) for a in (versus.numerator, versus.denominator)
+                                   if ok[(ok["api"] == api) & (ok["framework"] == a)].empty)
+            doc.para(f"No {title} case has both {'frameworks' if versus.frameworks else 'arms'} measured: "
+                     + (f"{lacking} has no ok {title} iteration." if lacking else
+                        f"they have no ok {title} iteration of one case."))
             unmeasured_cells(doc, run, versus, api)
             continue
         table, classes = answer.display(answers, api)
@@ -377,11 +455,6 @@ def comparison_tables(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: l
         doc.figure(path, f"{title}: {symbol} per case and metric, with 95 % intervals, on a log axis (0.5 and 2 "
                          "are equally far from 1).")
         unmeasured_cells(doc, run, versus, api)
-        if run.checked and versus.frameworks:
-            agg = tables.aggregate(run)
-            path = figures.cpu_per_request(run, agg[agg["framework"].isin(answer.PAIR)], api,
-                                           figs / f"cpu_per_request_{api}.png")
-            doc.figure(path, f"{title}: the app's and the database's CPU time per request, per case.")
 
 
 def unmeasured_cells(doc: Doc, run: Run, versus, api: str) -> None:
@@ -393,11 +466,11 @@ def unmeasured_cells(doc: Doc, run: Run, versus, api: str) -> None:
 
 
 def figure_name(versus, api: str) -> str:
-    """answer_<api>.png for the framework answer; variants_<numerator>_vs_<denominator>_<api>.png
-    otherwise, with the ':' of an arm's name written '-' (a colon in a link can read as a scheme)."""
-    if versus.frameworks:
-        return f"answer_{api}.png"
-    return f"variants_{versus.numerator.replace(':', '-')}_vs_{versus.denominator.replace(':', '-')}_{api}.png"
+    """answer_<numerator>_vs_<denominator>_<api>.png for two frameworks, variants_…_vs_…_<api>.png
+    for two arms of one, with the ':' of an arm's name written '-' (a colon in a link can read as a
+    scheme)."""
+    return (f"{'answer' if versus.frameworks else 'variants'}_{versus.numerator.replace(':', '-')}_vs_"
+            f"{versus.denominator.replace(':', '-')}_{api}.png")
 
 
 def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "frameworks",
@@ -458,7 +531,7 @@ def variant_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: lis
     doc.para(f"{names}: {versus.numerator} over the reference arm {versus.denominator} (the arm of "
              f"{run.base(versus.denominator)} named first in this run), with its 95 % interval. Throughput "
              f"above 1: {a} served more requests per second. p95 response time, CPU and memory below 1: "
-             f"{a} was faster or used less; above 1: {b} did. {answer.SIGNIFICANT} significant (p < {ALPHA}); "
+             f"{a} was faster or used less; above 1: {b} did. {answer.SIGNIFICANT} significant (q < {ALPHA}); "
              f"{answer.FLAGGED} load-flagged case. {basis_line(kind, 'arms', where)}")
     comparison_tables(doc, run, answers, versus, apis, figs)
     if explain:

@@ -13,7 +13,7 @@ from analysis.load import ResultFileError
 from analysis.report import write_report
 
 ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ["answer_rest", "answer_graphql", "figure14_rest_cpu_peak_pct", "figure15_rest_rss_peak_mb", "figure16_rest_mean_ms",
+FIGURES = ["answer_aspnet_vs_express_rest", "answer_aspnet_vs_express_graphql", "figure14_rest_cpu_peak_pct", "figure15_rest_rss_peak_mb", "figure16_rest_mean_ms",
            "figure17_graphql_cpu_peak_pct", "figure18_graphql_rss_peak_mb", "figure19_graphql_mean_ms",
            "percentiles_rest", "percentiles_graphql", "latency_curve_rest_case18",
            "latency_curve_graphql_case18", "timeline_rest_case18", "timeline_graphql_case18"]
@@ -112,10 +112,12 @@ def test_cli_without_run_id_reports_the_latest_run(results):
     latest = sorted(p.name for p in results.iterdir())[-1]
     assert done.stdout.strip() == f"report: {results / latest / 'report' / 'index.html'}"
     figures = {p.name for p in (results / latest / "report" / "figures").iterdir()}
-    # The latest is the schema-3 smoke run: the hand-made fixture's 12, two answer figures, and per
-    # API JMeter against its ceiling and CPU per request.
-    assert len(figures) == 18 and all(name.endswith(".png") for name in figures)
-    assert {"ceiling_rest.png", "ceiling_graphql.png", "cpu_per_request_rest.png"} <= figures
+    # The latest is the one-framework smoke run (Fastify alone): no ratio and none of the study's
+    # figures, so per API JMeter against its ceiling, CPU per request, percentiles, and the
+    # latency curve and timeline of the heaviest case.
+    assert figures == {f"{name}_{api}{suffix}.png" for api in ("rest", "graphql") for name, suffix in (
+        ("ceiling", ""), ("cpu_per_request", ""), ("percentiles", ""), ("latency_curve", "_case18"),
+        ("timeline", "_case18"))}
 
 
 def test_cli_names_the_broken_file_in_one_line(results):

@@ -17,16 +17,23 @@ def register(sub):
     p.add_argument("--timeline-case", type=int, metavar="N",
                    help="case (1-18) for the latency-curve and over-time figures "
                         "(default: the heaviest case in the run)")
-    p.set_defaults(func=lambda args: report(args.run_id, args.results_dir, args.timeline_case))
+    add_reference_option(p)
+    p.set_defaults(func=lambda args: report(args.run_id, args.results_dir, args.timeline_case, args.reference))
 
 
-def report(run_id, results_dir: Path, timeline_case) -> None:
+def add_reference_option(p) -> None:
+    p.add_argument("--reference", metavar="F",
+                   help="the framework every other is compared with in the answer (default: the first of "
+                        "the study's pair, aspnet and express, in the run, else the run's first framework)")
+
+
+def report(run_id, results_dir: Path, timeline_case, reference: str | None = None) -> None:
     # Imported here so the other subcommands do not pay for pandas and matplotlib.
-    from analysis.report import write_report
+    from analysis.report import UnknownReference, write_report
     from benchlib.results import ResultFileError, find_run
 
     try:
-        out = write_report(find_run(results_dir, run_id), timeline_case)
-    except ResultFileError as e:
+        out = write_report(find_run(results_dir, run_id), timeline_case, reference)
+    except (ResultFileError, UnknownReference) as e:
         fail(f"cannot write the report: {e}")
     say(f"report: {out / 'index.html'}")

@@ -2,11 +2,13 @@
 import argparse
 from pathlib import Path
 
-from benchlib.console import UserError, say
+from benchlib.apps import select
+from benchlib.cases import STUDY_PAIR
+from benchlib.console import UserError, fail, say
 from benchlib.engines import parse_endpoints
 from benchlib.paths import results_root
 from cli.engine import add_load_options
-from cli.report import report
+from cli.report import add_reference_option, report
 from collect.matrix import MatrixRequest, run_matrix
 from collect.profiles import PROFILES
 
@@ -54,19 +56,34 @@ def register(sub):
     p.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run with its own settings")
     p.add_argument("--results-dir", type=Path, metavar="DIR",
                    help="where runs are written (default: $TESTBED_RESULTS, else results/)")
+    add_reference_option(p)
     p.set_defaults(func=run)
 
 
+def check_reference(args) -> None:
+    """An unknown --reference fails now, not after the run it would only have named in the report."""
+    if not args.reference or args.resume:
+        return
+    named = args.variants or args.frameworks or list(STUDY_PAIR)
+    if named == ["all"]:
+        named = [f["name"] for f in select(None)]
+    if args.reference not in named:
+        fail(f"--reference {args.reference}: not a framework of this run ({', '.join(named)}); "
+             "name one of them, or add it to --frameworks.")
+
+
 def run(args) -> int:
+    check_reference(args)
     code, run_dir = run_matrix(MatrixRequest(
         args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
         args.cases, args.iterations, args.budget_min, args.pin, args.seed, args.resume,
         parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl))
     if code == 0:
         try:
-            report(run_dir.name, run_dir.parent, None)
+            report(run_dir.name, run_dir.parent, None, args.reference)
         except UserError as e:  # the measurements are complete either way; say how to retry
             say(f"run: the report could not be written ({e}); retry with "
-                f"./testbed report {run_dir.name} --results-dir {run_dir.parent}")
+                f"./testbed report {run_dir.name} --results-dir {run_dir.parent}"
+                + (f" --reference {args.reference}" if args.reference else ""))
     say(f"run: results in {run_dir}")
     return code

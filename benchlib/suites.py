@@ -28,7 +28,8 @@ def run_all(pytest_args: list[str]) -> int:
     implementations = apps.frameworks()
     for framework in implementations:  # suites start the apps they test, so build them first
         builds.build(framework)
-    suites = [("pytest", [sys.executable, "-m", "pytest", *pytest_args], ROOT)]
+    # The slowest tests, printed after every suite run, are where its time budget goes.
+    suites = [("pytest", [sys.executable, "-m", "pytest", "--durations=20", *pytest_args], ROOT)]
     suites += [(f["name"], f["test"], f["dir"]) for f in implementations if f.get("test")]
     failed = []
     for name, cmd, cwd in suites:

@@ -4,9 +4,9 @@
   many interleaved rounds as the run has, at the case's concurrency, on the apps that served the
   run. Beside JMeter's ratio it shows what a load generator of a fraction of JMeter's CPU per
   request measures on the same cells; where they differ, JMeter set the ratio.
-- **memory per case** (memory.csv): every (arm, API, case) on a fresh process, restarted just
-  before it, under the case's concurrency for the profile's `memory_s`; its peak resident memory is the
-  process's own high-water mark (VmHWM). The apps serve the whole run for the JMeter rounds (a
+- **memory per case** (memory.csv): every (arm, API, case) on a fresh process (smoke: cases 1, 13
+  and 18 only, the profile's `memory_cases`), restarted just before it, under the case's concurrency
+  for the profile's `memory_s`; its peak resident memory is the process's own high-water mark (VmHWM). The apps serve the whole run for the JMeter rounds (a
   restart before each case would have .NET measured during its tiered JIT's warm-up), so their
   in-window RSS carries every case before; this pass gives each case's memory on its own.
 """
@@ -64,8 +64,7 @@ def estimate_s(engine) -> float:
     p = engine.profile
     cross = len(todo(engine, engine.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
         * (CROSSCHECK_WARMUP_S + p.crosscheck_s + OVERHEAD_S["crosscheck"]) if p.crosscheck_s else 0
-    memory_cases = sorted({i["case"] for i in engine.items})
-    mem = len(todo(engine, engine.dir / MEMORY, memory_cases, 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
+    mem = len(todo(engine, engine.dir / MEMORY, memory_cases(engine), 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
         if p.memory_s else 0
     return cross + mem
 
@@ -90,7 +89,7 @@ def crosscheck(engine, progress) -> None:
 
 def memory(engine, progress) -> None:
     path, seconds = engine.dir / MEMORY, engine.profile.memory_s
-    items = todo(engine, path, sorted({i["case"] for i in engine.items}), 1) if seconds else []
+    items = todo(engine, path, memory_cases(engine), 1) if seconds else []
     if items:
         progress.note(f"memory: {len(items)} cases on fresh processes, {seconds:g} s of wrk load each …")
     for item in items:
@@ -104,6 +103,13 @@ def memory(engine, progress) -> None:
                                       "requests_done": figures["samples"], "hwm_mb": round(hwm / 1024, 3),
                                       "rss_end_mb": round(rss / 1024, 3)})
         progress.note(f"  memory {item_key(item)}: peak {hwm / 1024:.0f} MB")
+
+
+def memory_cases(engine) -> list[int]:
+    """The run's cases the memory pass measures: the profile's choice among them, else all."""
+    cases = sorted({i["case"] for i in engine.items})
+    chosen = engine.profile.memory_cases
+    return [c for c in cases if chosen is None or c in chosen]
 
 
 def resident_kb(pid: int) -> tuple[int, int]:

@@ -60,7 +60,7 @@ def test_smoke_profile_runs_the_whole_matrix(tmp_path, run_env):
     crosschecked = {(r["framework"], r["api"], r["case"]) for r in read_csv(run / CROSSCHECK)}
     assert crosschecked == {k for k in ok if k[2] in ("1", "13", "18")}
     memory = read_csv(run / MEMORY)
-    assert {(r["framework"], r["api"], r["case"]) for r in memory} == ok
+    assert {(r["framework"], r["api"], r["case"]) for r in memory} == {k for k in ok if k[2] in ("1", "13", "18")}
     assert all(float(r["hwm_mb"]) > 0 for r in memory)
     assert manifest["validity"]["numbers"]["ceiling_share"] > 0
     aspnet = manifest["frameworks"]["aspnet"]["loaded"]

@@ -55,13 +55,18 @@ class Profile:
         return min(requests, self.thread_cap) if self.thread_cap else requests
 
     def settings(self) -> dict:
-        return {**asdict(self), "threads": f"min(requests, {self.thread_cap})" if self.thread_cap
+        """As JSON holds it (a manifest's settings.profile): tuples as lists."""
+        cases = list(self.memory_cases) if self.memory_cases is not None else None
+        return {**asdict(self), "memory_cases": cases, "threads": f"min(requests, {self.thread_cap})" if self.thread_cap
                 else "requests (the case's own load)"}
 
     @classmethod
     def from_recorded(cls, recorded: dict) -> "Profile":
         """The profile as a run's manifest recorded it (settings.profile)."""
-        return cls(**{k: v for k, v in recorded.items() if k != "threads"})
+        fields = {k: v for k, v in recorded.items() if k != "threads"}
+        if fields.get("memory_cases") is not None:
+            fields["memory_cases"] = tuple(fields["memory_cases"])
+        return cls(**fields)
 
     def with_iterations(self, iterations: int) -> "Profile":
         return Profile(**{**asdict(self), "iterations": iterations})

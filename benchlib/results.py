@@ -5,6 +5,9 @@ this module alone:
     <run-id>/summary.csv                  one row per framework x api x case x iteration
     <run-id>/state.json                   running / interrupted / stopped / complete
     <run-id>/<framework>/<api>/case-NN/iter-NN/run.json, results.jtl, proc.csv, top.csv, ...
+    <run-id>/ceiling.csv, crosscheck.csv, memory.csv   run-level passes (below)
+    <run-id>/latency.csv, latency/<framework>/<api>/case-NN/step-S/round-RR/results.jtl
+                                          the latency profile's open-model pass (below)
 
 Every reading problem is a ResultFileError that names the file, so a user knows where to look.
 """

@@ -547,4 +547,6 @@ def open_plan(title: str, host: str, measurements: list[dict]) -> str:
     """The plan of one latency round against `host`; each measurement is a dict of open_group's
     arguments but n."""
     groups = [open_group(n, **m) for n, m in enumerate(measurements, start=1)]
-    return test_plan(title, OPEN_COMMENTS, {"HOST": host}, [], groups, serialize=True)
+    # PHASE: the closed-model plans prefix warm-up labels with it; here every sample is labelled
+    # by its request alone (the window is chosen by intended time).
+    return test_plan(title, OPEN_COMMENTS, {"HOST": host, "PHASE": ""}, [], groups, serialize=True)

@@ -94,6 +94,7 @@ def test_at_a_low_rate_latency_is_the_added_delay(steady):
     with open(folder / "results.jtl", newline="") as f:
         header = next(csv.reader(f))
     assert {"timeStamp", "elapsed", "label", "success", "intended_ms"} <= set(header)
+    assert {s["label"] for s in samples} == {"GET /rest/comment/{id}"}
 
 
 def test_a_full_pool_sends_late_and_latency_counts_from_the_intended_time(delayed, tmp_path):
@@ -150,3 +151,11 @@ def test_the_checks_on_a_real_jtl(steady):
                                                           "loadgen_cpu_mean_pct": 70}, 2)
     assert busy["validity"] == "bound" and busy["machine_cpu_pct"] == 95.0 and "machine:" in busy["validity_reasons"]
     assert latency_checks.figures([], scheduled, 3, {}, 2)["validity"] == "invalid"
+
+
+def test_engines_are_refused_before_any_load(tmp_path):
+    done = subprocess.run([str(ROOT / "testbed"), "run", "--profile", "latency", "--engines", "10.0.0.9",
+                           "--results-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "latency profile runs JMeter on this machine" in done.stderr + done.stdout
+    assert not any(tmp_path.iterdir())

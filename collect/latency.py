@@ -232,6 +232,7 @@ def measure(engine, batch: Batch, index: int, m: dict) -> dict | None:
     out.parent.mkdir(parents=True, exist_ok=True)
     if batch.jtl(index).exists():
         samples = latency_checks.window_samples(batch.jtl(index), out, w0, w1)
+        batch.jtl(index).unlink()  # the warm-up's samples: megabytes per measurement, never read
     else:  # nothing was sent: the file says so rather than being missing
         samples = []
         out.write_text("timeStamp,elapsed,label,success," + SAMPLE_VARIABLES + "\n")

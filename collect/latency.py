@@ -173,13 +173,15 @@ def run_round(engine, todo: list[dict], round_: int, progress) -> None:
         batches.start(batch, apps.host(), engine.profile, engine.jmeter, targets, engine.cpus.get("jmeter"),
                       plan=plan, properties={"sample_variables": SAMPLE_VARIABLES})
         follow(batch, todo, deadline, progress)
+        count = finished(batch)
     except KeyboardInterrupt:
+        count = finished(batch)  # before JMeter is stopped: a stopped JMeter may exit 0
         batch.stop()
-        keep(engine, batch, todo, finished(batch), progress)
+        keep(engine, batch, todo, count, progress)
         raise
     finally:
         batch.stop()
-    keep(engine, batch, todo, finished(batch), progress)
+    keep(engine, batch, todo, count, progress)
 
 
 def seed_of(engine, m: dict) -> str:
@@ -202,7 +204,7 @@ def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
 
 def finished(batch: Batch) -> int:
     """How many of the round's measurements ran to their end: all when JMeter exited cleanly, else
-    those before the one it was on."""
+    (exited otherwise, or still running) those before the one it was on."""
     if batch.jmeter is not None and batch.exit_code() == 0:
         return len(batch.slots)
     return max(0, batch.groups_started() - 1)

@@ -205,7 +205,9 @@ def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
 def finished(batch: Batch) -> int:
     """How many of the round's measurements ran to their end: all when JMeter exited cleanly, else
     (exited otherwise, or still running) those before the one it was on."""
-    if batch.jmeter is not None and batch.exit_code() == 0:
+    if batch.jmeter is None:
+        return 0
+    if batch.exit_code() == 0:
         return len(batch.slots)
     return max(0, batch.groups_started() - 1)
 

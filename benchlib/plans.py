@@ -83,15 +83,16 @@ def http_defaults():
         prop("stringProp", "HTTPSampler.response_timeout", "60000"))
 
 
-def csv_data_set(name, filename, variable, share_mode="shareMode.all"):
+def csv_data_set(name, filename, variable, share_mode="shareMode.all", once=False):
     """Recycled ids shared by the threads: by all of a plan's (shareMode.all), or read afresh by
-    each thread group (shareMode.group), so every measurement of a batch gets the same sequence."""
+    each thread group (shareMode.group), so every measurement of a batch gets the same sequence.
+    With `once`, the file is read through once and a thread that finds it at its end stops."""
     return element(
         "CSVDataSet", "TestBeanGUI", name,
         prop("stringProp", "delimiter", ","), prop("stringProp", "fileEncoding", "UTF-8"),
         prop("stringProp", "filename", filename), prop("boolProp", "ignoreFirstLine", True),
-        prop("boolProp", "quotedData", False), prop("boolProp", "recycle", True),
-        prop("stringProp", "shareMode", share_mode), prop("boolProp", "stopThread", False),
+        prop("boolProp", "quotedData", False), prop("boolProp", "recycle", not once),
+        prop("stringProp", "shareMode", share_mode), prop("boolProp", "stopThread", once),
         prop("stringProp", "variableNames", variable))
 
 
@@ -493,3 +494,59 @@ def batch_plan(title: str, host: str, measurements: list[dict], ids: dict[str, s
     groups = [measurement_group(n, **m) for n, m in enumerate(measurements, start=1)]
     setup = [write_ids(ids)] if ids else []
     return test_plan(title, BATCH_COMMENTS, {"HOST": host, **BATCH_VARIABLES}, [], setup + groups, serialize=True)
+
+
+# The open model (collect/latency.py): arrivals at intended times drawn in Python, sent by a fixed
+# pool of threads. Each thread takes the next arrival of the schedule file (shared by the group's
+# threads, in order), waits until its intended time and sends it; a thread busy with a request
+# takes no arrival, so when the whole pool is busy the next arrival goes out late, and its latency
+# still counts from when it was intended (no coordinated omission). Each sample carries its
+# intended time and the instant its thread took it (JMeter's sample_variables), so a late send can
+# be told apart as the pool's (taken late) or JMeter's own (taken in time, sent late).
+OPEN_VARIABLES = ("intended_ms", "picked_ms")
+# Parameters: the group's key, the schedule's end (ms after t0), the file t0 is written to. The
+# first thread to take an arrival sets the group's t0, the instant the schedule's offsets count
+# from. An arrival taken after the schedule's end is not sent (it is `dropped`).
+TAKE_ARRIVAL = " ".join([
+    "def p = Parameters.split('[|]'); def key = p[0] + 't0'; def end = p[1] as long;",
+    "def t0 = props.get(key);",
+    "if (t0 == null) { synchronized (props) { t0 = props.get(key);",
+    "if (t0 == null) { t0 = String.valueOf(System.currentTimeMillis()); props.put(key, t0); new File(p[2]).text = t0 } } };",
+    "def start = t0 as long; def now = System.currentTimeMillis();",
+    "def intended = start + (vars.get('offset_ms') as long);",
+    "vars.put('intended_ms', String.valueOf(intended)); vars.put('picked_ms', String.valueOf(now));",
+    "if (now > start + end) { vars.put('SEND', 'false') } else {",
+    "if (intended > now) { Thread.sleep(intended - now) }; vars.put('SEND', 'true') }"])
+
+
+def open_group(n: int, api: str, case: dict, port: int, pool: int, schedule, end_ms: int, jtl,
+               window_file, ids_dir, plan_key: str = "testbed.", request=None):
+    """Measurement n of a latency batch: `pool` threads that send the arrivals of `schedule` (a
+    CSV of offsets in ms from the group's t0, which `window_file` receives) at their intended
+    times, until the schedule runs out; every sample goes to `jtl` with OPEN_VARIABLES."""
+    key = f"{plan_key}{n}."
+    group = looping_group(f"measurement {n}", str(pool), "0", str(round(end_ms / 1000) + GROUP_BACKSTOP_S))
+    http, checks = request or sampler(api, endpoint_key(case["rows"], case["joins"]), str(case["rows"]), str(port))
+    take = pause("take the next arrival and wait until its intended time", "0")
+    return group, tree(
+        (csv_data_set("arrivals", str(schedule), "offset_ms", "shareMode.group", once=True), None),
+        (csv_data_set("comment ids", f"{ids_dir}/comment_ids.csv", "comment_id", "shareMode.group"), None),
+        (csv_data_set("user ids", f"{ids_dir}/user_ids.csv", "user_id", "shareMode.group"), None),
+        (take, tree((groovy("JSR223PreProcessor", "the arrival's intended time", TAKE_ARRIVAL,
+                            f"{key}|{end_ms}|{window_file}"), None))),
+        (if_true("unless the schedule has ended", "${SEND}"), tree((http, checks), (result_file(jtl), None))))
+
+
+OPEN_COMMENTS = """Written by collect/latency.py for one round of the latency pass: one thread group per
+measurement, run one after another (see benchlib/plans.py open_group). A fixed pool of threads sends
+the arrivals of a schedule drawn in advance (Poisson) at their intended times; each sample records
+its intended time (intended_ms). Every response is asserted as in the closed-model plans."""
+
+
+def open_plan(title: str, host: str, measurements: list[dict]) -> str:
+    """The plan of one latency round against `host`; each measurement is a dict of open_group's
+    arguments but n."""
+    groups = [open_group(n, **m) for n, m in enumerate(measurements, start=1)]
+    # PHASE: the closed-model plans prefix warm-up labels with it; here every sample is labelled
+    # by its request alone (the window is chosen by intended time).
+    return test_plan(title, OPEN_COMMENTS, {"HOST": host, "PHASE": ""}, [], groups, serialize=True)

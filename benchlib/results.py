@@ -5,6 +5,9 @@ this module alone:
     <run-id>/summary.csv                  one row per framework x api x case x iteration
     <run-id>/state.json                   running / interrupted / stopped / complete
     <run-id>/<framework>/<api>/case-NN/iter-NN/run.json, results.jtl, proc.csv, top.csv, ...
+    <run-id>/ceiling.csv, crosscheck.csv, memory.csv   run-level passes (below)
+    <run-id>/latency.csv, latency/<framework>/<api>/case-NN/step-S/round-RR/results.jtl
+                                          the latency profile's open-model pass (below)
 
 Every reading problem is a ResultFileError that names the file, so a user knows where to look.
 """
@@ -41,6 +44,23 @@ MEMORY_COLUMNS = [*ITEM_FIELDS, "tool", "connections", "load_s", "requests_done"
 CROSSCHECK = "crosscheck.csv"
 CROSSCHECK_COLUMNS = ["tool", *ITEM_FIELDS, "connections", "window_s", "samples", "throughput_rps",
                       "mean_ms", "p99_ms", "errors"]
+
+# The latency profile's open-model pass (collect/latency.py): one row per measurement, and each
+# measurement's samples under latency/<framework>/<api>/case-NN/step-S/round-RR/results.jtl
+# (timeStamp = send start, elapsed, label, success, intended_ms; latency = timeStamp + elapsed -
+# intended_ms). A dropped arrival has no sample.
+LATENCY = "latency.csv"
+LATENCY_DIR = "latency"
+LATENCY_COLUMNS = ["framework", "api", "case", "requests", "rows", "joins", "round", "step", "fraction",
+                   "target_rps", "capacity_rps", "pool_threads", "window_s", "scheduled", "sent",
+                   "completed", "errors", "achieved_rps", "late", "late_loadgen", "dropped", "p50_ms",
+                   "p90_ms", "p95_ms", "p99_ms", "p999_ms", "service_p99_ms", "loadgen_cpu_mean_pct",
+                   "machine_cpu_pct", "saturated", "validity", "validity_reasons"]
+
+
+def latency_jtl(run_dir: Path, framework: str, api: str, case: int, step: int, round_: int) -> Path:
+    return run_dir / LATENCY_DIR / framework / api / f"case-{case:02d}" / f"step-{step}" / f"round-{round_:02d}" / JTL
+
 
 SAMPLER_FIELDS = ("cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct", "db_cpu_mean_pct",
                   "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct")

@@ -35,7 +35,8 @@ def register(sub):
                                    "results/<run-id>/ (see collect/README.md).")
     p.add_argument("--profile", choices=list(PROFILES), default=None,
                    help="smoke: all cases, tiny loads (CI); quick: full loads, 3 interleaved rounds, "
-                        "paired statistics (default); study: the study's protocol, 10 iterations")
+                        "paired statistics (default); study: the study's protocol, 10 iterations; latency: "
+                        "each cell's capacity, then latency at fixed arrival rates (open model)")
     p.add_argument("--frameworks", type=names, metavar="F[,F…]", help="default: the study's pair, aspnet,express; all: every framework.json")
     p.add_argument("--variants", type=names, metavar="F:V[,F:V…]",
                    help="framework:variant pairs to run instead of each framework's default "

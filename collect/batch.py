@@ -159,17 +159,21 @@ def write_plan(batch: Batch, host: str, profile: Profile) -> Path:
 
 
 def start(batch: Batch, host: str, profile: Profile, launcher: str, targets: dict[str, int],
-          jmeter_cpus, engines: "remote.Engines | None" = None) -> None:
+          jmeter_cpus, engines: "remote.Engines | None" = None, plan: Path | None = None,
+          properties: dict | None = None) -> None:
     """JMeter on the batch's plan (in its own session, so a Ctrl-C reaches the run engine alone,
-    which stops it), then the samplers on `targets` (role -> pid) and the JMeter JVM."""
+    which stops it), then the samplers on `targets` (role -> pid) and the JMeter JVM. `plan`: one
+    written already (collect/latency.py) instead of the closed-model plan of the batch's slots;
+    `properties`: JMeter properties (-J) beyond testbed.properties."""
     if engines:
         start_remote(batch, host, profile, launcher, targets, engines)
         return
     batch.warmup_s, batch.duration_s = profile.warmup_s, profile.duration_s
-    plan = write_plan(batch, host, profile)
+    plan = plan or write_plan(batch, host, profile)
     with pinning.launching_on(jmeter_cpus):
         batch.jmeter = subprocess.Popen(
-            [launcher, "-n", "-t", str(plan), "-q", str(PROPERTIES), "-j", str(batch.log)],
+            [launcher, "-n", "-t", str(plan), "-q", str(PROPERTIES), "-j", str(batch.log),
+             *(f"-J{k}={v}" for k, v in (properties or {}).items())],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True, env={**os.environ, **profile.jmeter_env})
     batch.jvm = wait_for_named(batch.jmeter.pid, "java")

@@ -25,7 +25,7 @@ from benchlib.processes import alive, stop_group
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SUMMARY, append_summary,
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
-from collect import ceiling, extra_passes, pinning, remote
+from collect import ceiling, extra_passes, latency, pinning, remote
 from collect.rounds import Rounds
 from collect.batch import Batch, Slot
 from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, judge, log_tail, new_record,
@@ -144,7 +144,7 @@ class RunEngine:
             if todo:
                 self.ceiling = ceiling.measure(
                     self, sorted({self.profile.threads(i["requests"]) for i in self.items}), progress)
-            progress.begin_items(extra_passes.estimate_s(self))
+            progress.begin_items(extra_passes.estimate_s(self) + latency.estimate_s(self))
             rounds = Rounds(self)
             while todo:
                 batch = self.next_batch(todo)
@@ -158,6 +158,13 @@ class RunEngine:
                 extra_passes.memory(self, progress)
             except AppFailed as e:
                 progress.note(f"run: {e}; the rest of the wrk passes is left for --resume")
+            if self.profile.latency:
+                try:
+                    latency.run(self, progress)
+                except AppFailed as e:
+                    progress.note(f"run: {e}; the rest of the latency pass is left for --resume")
+                    self.set_state("stopped", str(e))
+                    return 3
         except KeyboardInterrupt:
             self.abandon()
             self.set_state("interrupted", "Ctrl-C")

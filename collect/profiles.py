@@ -27,6 +27,9 @@ class Profile:
     # stays within budget_s (None: the profile's rounds only). collect/rounds.py, benchlib/stopping.py.
     budget_s: float | None = None
     target: float = 0.10
+    # After the rounds (collect/latency.py): the open-model latency pass at fixed fractions of
+    # each cell's capacity, which the rounds measured.
+    latency: bool = False
 
     @property
     def paired(self) -> bool:
@@ -97,5 +100,12 @@ PROFILES = {
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
         iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",
         crosscheck_s=10),
+    # One closed-model round with quick's windows gives each cell's capacity; the latency pass
+    # (collect/latency.py) then drives rates below and above it. 6 minutes for one API and case.
+    "latency": Profile(
+        "latency", "each cell's capacity in one closed-model round, then latency at fixed arrival "
+                   "rates (open model, Poisson), the same rates for every framework",
+        iterations=1, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
+        warmup_cap_s=4, latency=True),
 }
 DEFAULT = "quick"

@@ -6,7 +6,9 @@ framework.json path) describes as its child, with this process's DB_* environmen
 relay in front of the proxy sees the child's statements too; then it serves PORT and forwards.
 FAULT picks the breakage:
   swap-keys    `"threadId":…,"userId":…` becomes `"userId":…,"threadId":…` in every body
-  extra-query  one more `SELECT 1` per request, as an N+1 bug would add"""
+  extra-query  one more `SELECT 1` per request, as an N+1 bug would add
+  delay        every request held DELAY_MS (default 100) before it is forwarded: a known added
+               latency, for the latency profile's tests (collect/test_latency.py)"""
 import http.client
 import json
 import os
@@ -15,6 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from benchlib.console import UserError
@@ -56,6 +59,7 @@ class ExtraQuery:
 
 def handler(upstream_port: int, fault: str):
     extra = ExtraQuery() if fault == "extra-query" else None
+    delay_s = int(os.environ.get("DELAY_MS", "100")) / 1000 if fault == "delay" else 0
     upstreams = threading.local()   # one keep-alive connection per proxy thread
 
     def exchange(method, path, body, headers):
@@ -80,6 +84,8 @@ def handler(upstream_port: int, fault: str):
             body = self.rfile.read(length) if length else None
             if extra:
                 extra.run()
+            if delay_s:
+                time.sleep(delay_s)
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
             response, data = exchange(self.command, self.path, body, headers)
             if fault == "swap-keys":

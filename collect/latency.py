@@ -1,0 +1,263 @@
+"""The latency profile's pass (`./testbed run --profile latency`), after the closed-model round
+that measured each cell's capacity: latency at fixed arrival rates, the same for every framework.
+
+For each API x case, the rates are FRACTIONS of the slowest framework's capacity (summary.csv's
+throughput of a valid or bound item; a bound one's is a lower bound) and one rate ABOVE it. The
+pass runs LATENCY_ROUNDS interleaved rounds, each one JMeter process (a batch) measuring every
+(API, case, step, framework) once, in an order shuffled from the run's seed with the frameworks
+of a slot back to back. Each measurement is an open-model thread group (benchlib/plans.open_group):
+a pool of the case's concurrent users sends a Poisson schedule (collect/arrivals.py) for WARMUP_S,
+not recorded, then WINDOW_S, recorded; latency counts from each arrival's intended time.
+
+Resumable row by row: latency.csv holds every finished measurement, and the rates are fixed in the
+manifest's `latency` entry when the pass first starts, so a resumed run drives the same ones.
+"""
+import csv
+import json
+import random
+import time
+from pathlib import Path
+
+from benchlib import apps, plans
+from benchlib.files import write_json
+from benchlib.paths import IDS
+from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
+                              latency_jtl, summary_rows)
+from collect import arrivals, item_stats, latency_checks
+from collect import batch as batches
+from collect.batch import Batch, Slot
+
+FRACTIONS = (0.25, 0.5, 0.75, 0.9)
+ABOVE = 1.2
+LATENCY_ROUNDS = 3
+WARMUP_S = 2
+WINDOW_S = 5
+# Beyond its seconds of load, what a measurement costs (its pool's start, the last responses), and
+# a round (JMeter's start), for the estimate; and how long past that a round may run before it is
+# stopped.
+OVERHEAD_S = {"measurement": 0.5, "round": 4}
+ROUND_SLACK_S = 120
+ARRIVALS = ("Python draws each measurement's Poisson schedule (seeded from the run's seed and the API, "
+            "case, step and round, the same for every framework of a round); a fixed JMeter pool of the "
+            "case's concurrent users takes the arrivals in order, each thread waiting until its "
+            "arrival's intended time, and each sample records that time (intended_ms), so an arrival "
+            "sent late because every thread was busy counts its latency from when it was intended")
+SAMPLE_VARIABLES = ",".join(plans.OPEN_VARIABLES)
+
+
+def capacities(engine) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
+    """(api, case) -> framework -> (capacity in req/s, the validity of the items it came from),
+    from the closed-model round: the mean throughput of its valid and bound items (a bound one's
+    is a lower bound) or, when a cell has none, of its error-free invalid ones (on a shared or
+    small machine the round's short windows often fail a steady-state or Little's-law check; their
+    throughput is still what the server did at the case's concurrency, and the manifest says so)."""
+    found: dict[tuple[str, int], dict[str, dict[str, list[float]]]] = {}
+    for r in summary_rows(engine.dir / SUMMARY):
+        if r["status"] == "ok" and r["throughput_rps"] and not float(r["errors"] or 0):
+            by = found.setdefault((r["api"], int(r["case"])), {}).setdefault(r["framework"], {})
+            by.setdefault(r.get("validity") or "invalid", []).append(float(r["throughput_rps"]))
+    out = {}
+    for key, cell in found.items():
+        for fw, by in cell.items():
+            usable = [s for s in ("valid", "bound") if s in by] or ["invalid"]
+            values = [v for s in usable for v in by.get(s, [])]
+            if values:
+                out.setdefault(key, {})[fw] = (round(sum(values) / len(values), 1),
+                                               "bound" if "bound" in usable else usable[0])
+    return out
+
+
+def cells(engine, progress) -> list[dict]:
+    """The manifest's cells (fixing them there the first time): each (API, case) whose every
+    framework has a capacity, with the rates every framework is driven at."""
+    if "latency" in engine.manifest:
+        return engine.manifest["latency"]["cells"]
+    known, out = capacities(engine), []
+    for api, case in dict.fromkeys((i["api"], i["case"]) for i in engine.items):
+        arms = [f for f in engine.frameworks if engine.serves({"framework": f, "api": api})]
+        have = known.get((api, case), {})
+        missing = [f for f in arms if f not in have]
+        if missing or not arms:
+            progress.note(f"latency: {api} case {case} left out: no error-free measurement of "
+                          f"{', '.join(missing) or 'any framework'} in the closed-model round")
+            continue
+        slowest = min(arms, key=lambda f: have[f][0])
+        base = have[slowest][0]
+        shaky = [f for f in arms if have[f][1] == "invalid"]
+        if shaky:
+            progress.note(f"latency: {api} case {case}: the capacity of {', '.join(shaky)} comes from "
+                          f"a measurement that failed a validity check (summary.csv)")
+        out.append({"api": api, "case": case, "capacity": {f: have[f][0] for f in arms},
+                    "capacity_bound": {f: have[f][1] == "bound" for f in arms},
+                    "capacity_validity": {f: have[f][1] for f in arms}, "slowest": slowest,
+                    "rates": [round(base * x, 1) for x in (*FRACTIONS, ABOVE)]})
+    engine.manifest["latency"] = {
+        "fractions": list(FRACTIONS), "above": ABOVE, "rounds": LATENCY_ROUNDS,
+        "late_ms": latency_checks.LATE_MS, "warmup_s": WARMUP_S, "window_s": WINDOW_S,
+        "arrivals": ARRIVALS, "checks": latency_checks.protocol(), "cells": out}
+    write_json(engine.dir / MANIFEST, engine.manifest)
+    return out
+
+
+def planned(engine, cell_list: list[dict], round_: int) -> list[dict]:
+    """Round `round_`'s measurements in order: its (API, case, step) slots shuffled, each slot's
+    frameworks back to back in a shuffled order, all drawn from the run's seed."""
+    rng = random.Random(f"latency-order:{engine.manifest.get('seed')}:{round_}")
+    known = {i["case"]: {k: i[k] for k in ("requests", "rows", "joins")} for i in engine.items}
+    slots = [(cell, step) for cell in cell_list for step in range(1, len(cell["rates"]) + 1)]
+    rng.shuffle(slots)
+    out = []
+    for cell, step in slots:
+        arms = list(cell["capacity"])
+        rng.shuffle(arms)
+        for fw in arms:
+            out.append({"framework": fw, "api": cell["api"], "case": cell["case"], **known[cell["case"]],
+                        "round": round_, "step": step, "fraction": (*FRACTIONS, ABOVE)[step - 1],
+                        "target_rps": cell["rates"][step - 1], "capacity_rps": cell["capacity"][cell["slowest"]],
+                        "pool_threads": engine.profile.threads(known[cell["case"]]["requests"])})
+    return out
+
+
+def key(row: dict) -> tuple:
+    return row["framework"], row["api"], int(row["case"]), int(row["step"]), int(row["round"])
+
+
+def done(run_dir: Path) -> set[tuple]:
+    try:
+        with open(run_dir / LATENCY, newline="") as f:
+            return {key(r) for r in csv.DictReader(f)}
+    except FileNotFoundError:
+        return set()
+
+
+def estimate_s(engine) -> float:
+    if not engine.profile.latency:
+        return 0
+    per = WARMUP_S + WINDOW_S + OVERHEAD_S["measurement"]
+    slots = len({(i["api"], i["case"], i["framework"]) for i in engine.items}) * (len(FRACTIONS) + 1)
+    return LATENCY_ROUNDS * (slots * per + OVERHEAD_S["round"]) - len(done(engine.dir)) * per
+
+
+def run(engine, progress) -> None:
+    """The pass's rounds, each measurement not yet in latency.csv."""
+    cell_list = cells(engine, progress)
+    have = done(engine.dir)
+    for round_ in range(1, LATENCY_ROUNDS + 1):
+        todo = [m for m in planned(engine, cell_list, round_) if key(m) not in have]
+        if todo:
+            run_round(engine, todo, round_, progress)
+
+
+def run_round(engine, todo: list[dict], round_: int, progress) -> None:
+    for name in dict.fromkeys(m["framework"] for m in todo):
+        engine.ensure_app(name)
+    engine.check_database()
+    batch = Batch(batches.new_folder(engine.dir, engine.dir / "latency-batches"),
+                  [Slot(m, apps.port(engine.frameworks[m["framework"]])) for m in todo], time.time())
+    length_ms = (WARMUP_S + WINDOW_S) * 1000
+    groups = []
+    for i, m in enumerate(todo):
+        schedule = batch.folder / f"arrivals-{i + 1:03d}.csv"
+        arrivals.write(schedule, arrivals.offsets(m["target_rps"], length_ms, seed_of(engine, m)))
+        groups.append({"api": m["api"], "case": m, "port": batch.slots[i].port, "pool": m["pool_threads"],
+                       "schedule": schedule, "end_ms": length_ms, "jtl": batch.jtl(i),
+                       "window_file": batch.window_file(i), "ids_dir": IDS})
+    plan = batch.folder / "plan.jmx"
+    plan.write_text(plans.open_plan(f"latency round {round_} ({batch.folder.name})", apps.host(), groups))
+    db_pid = engine.database_pid()
+    targets = {f"app:{name}": app.pid for name, app in engine.apps.items()} | ({"db": db_pid} if db_pid else {})
+    progress.note(f"latency: round {round_}/{LATENCY_ROUNDS}: {len(todo)} measurements of "
+                  f"{WARMUP_S} + {WINDOW_S} s, one JMeter …")
+    deadline = time.monotonic() + len(todo) * (WARMUP_S + WINDOW_S + 5) + ROUND_SLACK_S
+    try:
+        batches.start(batch, apps.host(), engine.profile, engine.jmeter, targets, engine.cpus.get("jmeter"),
+                      plan=plan, properties={"sample_variables": SAMPLE_VARIABLES})
+        follow(batch, todo, deadline, progress)
+        count = finished(batch)
+    except KeyboardInterrupt:
+        count = finished(batch)  # before JMeter is stopped: a stopped JMeter may exit 0
+        batch.stop()
+        keep(engine, batch, todo, count, progress)
+        raise
+    finally:
+        batch.stop()
+    keep(engine, batch, todo, count, progress)
+
+
+def seed_of(engine, m: dict) -> str:
+    return arrivals.seed_of(engine.manifest.get("seed"), m["api"], m["case"], m["step"], m["round"])
+
+
+def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
+    """Waits for JMeter to end the round, a line per measurement as it starts."""
+    shown = 0
+    while batch.exit_code() is None and time.monotonic() < deadline:
+        while shown < min(batch.groups_started(), len(todo)):
+            m = todo[shown]
+            shown += 1
+            progress.note(f"  [{shown}/{len(todo)}] {m['framework']} {m['api']} case {m['case']} "
+                          f"step {m['step']}: {m['target_rps']:g} req/s ({m['fraction']:g} x capacity)")
+        time.sleep(0.2)
+    if batch.exit_code() is None:
+        progress.note("latency: JMeter did not finish the round in time and was stopped")
+
+
+def finished(batch: Batch) -> int:
+    """How many of the round's measurements ran to their end: all when JMeter exited cleanly, else
+    (exited otherwise, or still running) those before the one it was on."""
+    if batch.jmeter is None:
+        return 0
+    if batch.exit_code() == 0:
+        return len(batch.slots)
+    return max(0, batch.groups_started() - 1)
+
+
+def keep(engine, batch: Batch, todo: list[dict], count: int, progress) -> None:
+    for i in range(count):
+        row = measure(engine, batch, i, todo[i])
+        if row is None:
+            continue
+        append(engine.dir / LATENCY, row)
+        progress.note(f"  {row['framework']} {row['api']} case {row['case']} step {row['step']} round "
+                      f"{row['round']}: {row['achieved_rps']} of {row['target_rps']} req/s, p50 "
+                      f"{row['p50_ms']} ms, p99 {row['p99_ms']} ms, late {row['late']}, dropped "
+                      f"{row['dropped']}{', saturated' if row['saturated'] else ''}: {row['validity']}")
+
+
+def measure(engine, batch: Batch, index: int, m: dict) -> dict | None:
+    """Measurement `index`'s row, its window's samples and sampler rows moved beside it (None:
+    it never started its clock)."""
+    try:
+        t0 = int(batch.window_file(index).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    w0, w1 = t0 + WARMUP_S * 1000, t0 + (WARMUP_S + WINDOW_S) * 1000
+    out = latency_jtl(engine.dir, m["framework"], m["api"], m["case"], m["step"], m["round"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if batch.jtl(index).exists():
+        samples = latency_checks.window_samples(batch.jtl(index), out, w0, w1)
+        batch.jtl(index).unlink()  # the warm-up's samples: megabytes per measurement, never read
+    else:  # nothing was sent: the file says so rather than being missing
+        samples = []
+        out.write_text("timeStamp,elapsed,label,success," + SAMPLE_VARIABLES + "\n")
+    roles = {f"app:{m['framework']}": "app", "db": "db", "jmeter": "jmeter"}
+    for sampled in sorted(batch.raw.iterdir()):
+        item_stats.trim(sampled, out.parent / sampled.name, w0 / 1000 - batch.t0, w1 / 1000 - batch.t0, roles)
+    stats = item_stats.sampler_stats(out.parent / PROC) if (out.parent / PROC).exists() else {}
+    schedule = arrivals.offsets(m["target_rps"], (WARMUP_S + WINDOW_S) * 1000, seed_of(engine, m))
+    scheduled = sum(1 for t in schedule if WARMUP_S * 1000 <= t < (WARMUP_S + WINDOW_S) * 1000)
+    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, engine.manifest["machine"]["cores"])
+    (out.parent / "measurement.json").write_text(json.dumps(
+        {"window_ms": [w0, w1], "batch": batch.folder.relative_to(engine.dir).as_posix(),
+         "position": index + 1, "schedule_seed": seed_of(engine, m)}, indent=2) + "\n")
+    return {**{k: m[k] for k in ITEM_FIELDS if k != "iteration"}, **{k: m[k] for k in (
+        "round", "step", "fraction", "target_rps", "capacity_rps", "pool_threads")}, **figures}
+
+
+def append(path: Path, row: dict) -> None:
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, LATENCY_COLUMNS, lineterminator="\n")
+        if new:
+            writer.writeheader()
+        writer.writerow({k: "" if row.get(k) is None else row[k] for k in LATENCY_COLUMNS})

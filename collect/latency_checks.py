@@ -1,0 +1,120 @@
+"""What one latency measurement (collect/latency.py) measured, and whether it measured the server:
+its figures (benchlib/results.LATENCY_COLUMNS, window_s to validity_reasons) from its samples, its
+schedule and the samplers.
+
+- **valid**: JMeter held the schedule and every figure could be computed.
+- **bound**: JMeter could not hold the rate (more than LOADGEN_LATE_SHARE of the arrivals sent
+  late by JMeter itself, or the machine busy with the load generator holding a share of it, as in
+  collect/validity.py): the latencies are JMeter's as much as the server's; not judged.
+- **invalid**: nothing was sent, a request failed, or the window is unknown.
+
+`saturated` is a result, not a fault: the server could not keep up with the rate (its pool of
+connections all busy so that arrivals went out late, or fewer than SATURATED_SENT of them sent).
+The thresholds and why they are what they are: collect/README.md ("The latency profile").
+"""
+import csv
+from pathlib import Path
+
+from collect.validity import LOADGEN_SHARE_PCT, MACHINE_BUSY_PCT
+
+# An arrival sent more than this after its intended time is late (a few ms is the scheduler's and
+# the JVM's own jitter on a loaded 2-core machine).
+LATE_MS = 10
+# JMeter's own lateness (an arrival in a thread's hands in time, sent late) beyond this share of the
+# arrivals: JMeter did not hold the rate.
+LOADGEN_LATE_SHARE = 0.01
+# Arrivals late because every pool thread was busy, beyond this share: the server fell behind.
+POOL_LATE_SHARE = 0.01
+SATURATED_SENT = 0.95
+PERCENTILES = (("p50_ms", 50), ("p90_ms", 90), ("p95_ms", 95), ("p99_ms", 99), ("p999_ms", 99.9))
+
+THRESHOLDS = {
+    "late": f"sent more than {LATE_MS} ms after the intended time",
+    "bound": f"late_loadgen (taken by a thread in time, sent late by JMeter) above {LOADGEN_LATE_SHARE:.0%} "
+             f"of the scheduled arrivals, or the machine ≥ {MACHINE_BUSY_PCT:g} % of all cores busy with "
+             f"the load generator ≥ {LOADGEN_SHARE_PCT:g} % of them",
+    "invalid": "no arrival sent, a failed request, or no window",
+    "saturated": f"arrivals late because every pool thread was busy above {POOL_LATE_SHARE:.0%} of the "
+                 f"scheduled ones, or fewer than {SATURATED_SENT:.0%} of them sent by the window's end",
+}
+
+
+def window_samples(batch_jtl: Path, out: Path, w0: int, w1: int) -> list[dict]:
+    """The samples of arrivals intended inside [w0, w1) (epoch ms), written to `out` as the JTL
+    they came from; returns them."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    kept = []
+    with open(batch_jtl, newline="") as src, open(out, "w", newline="") as dst:
+        reader = csv.DictReader(src)
+        writer = csv.DictWriter(dst, reader.fieldnames, lineterminator="\n")
+        writer.writeheader()
+        for row in reader:
+            if w0 <= int(row["intended_ms"]) < w1:
+                writer.writerow(row)
+                kept.append(row)
+    return kept
+
+
+def percentiles(values: list[float]) -> list[float | None]:
+    import numpy as np
+    if not values:
+        return [None] * len(PERCENTILES)
+    # The (n+1)p rank, as benchlib/jtl.py and JMeter's dashboard compute theirs.
+    return [round(float(v), 3) for v in np.percentile(values, [p for _, p in PERCENTILES], method="weibull")]
+
+
+def figures(samples: list[dict], scheduled: int, window_s: float, stats: dict, cores: int) -> dict:
+    """The measurement's figures and verdict from its window's samples (window_samples), how many
+    arrivals the schedule put in the window, and the sampler stats (item_stats.sampler_stats)."""
+    sent = len(samples)
+    errors = sum(1 for s in samples if s["success"].lower() != "true")
+    start = [int(s["timeStamp"]) for s in samples]
+    intended = [int(s["intended_ms"]) for s in samples]
+    picked = [int(s["picked_ms"]) for s in samples]
+    late = sum(1 for t, i in zip(start, intended) if t - i > LATE_MS)
+    # Taken by a free thread in time (or late by the pool) and then held by JMeter itself.
+    late_loadgen = sum(1 for t, i, p in zip(start, intended, picked) if t - max(i, p) > LATE_MS)
+    late_pool = sum(1 for i, p in zip(intended, picked) if p - i > LATE_MS)
+    latency = [int(s["timeStamp"]) + int(s["elapsed"]) - int(s["intended_ms"]) for s in samples]
+    row = {"window_s": window_s, "scheduled": scheduled, "sent": sent, "completed": sent, "errors": errors,
+           "achieved_rps": round(sent / window_s, 3), "late": late, "late_loadgen": late_loadgen,
+           "dropped": max(0, scheduled - sent)}
+    row.update(zip([k for k, _ in PERCENTILES], percentiles(latency)))
+    row["service_p99_ms"] = percentiles([float(s["elapsed"]) for s in samples])[3]
+    app, db, loadgen = (stats.get(k) for k in ("cpu_mean_pct", "db_cpu_mean_pct", "loadgen_cpu_mean_pct"))
+    busy = [v for v in (app, db, loadgen) if v is not None]
+    row["loadgen_cpu_mean_pct"] = loadgen
+    row["machine_cpu_pct"] = round(sum(busy) / cores, 1) if busy else None
+    row["saturated"] = bool(scheduled) and (late_pool > POOL_LATE_SHARE * scheduled
+                                            or sent < SATURATED_SENT * scheduled)
+    invalid, bound = reasons_invalid(row), reasons_bound(row, loadgen, cores)
+    row["validity"] = "invalid" if invalid else "bound" if bound else "valid"
+    row["validity_reasons"] = ";".join(invalid + bound)
+    return row
+
+
+def reasons_invalid(row: dict) -> list[str]:
+    if not row["scheduled"]:
+        return ["no_arrivals: the schedule put no arrival in the window"]
+    if not row["sent"]:
+        return ["no_samples: no arrival was sent in the window"]
+    return [f"errors: {row['errors']} of {row['sent']} requests failed"] if row["errors"] else []
+
+
+def reasons_bound(row: dict, loadgen: float | None, cores: int) -> list[str]:
+    found = []
+    if row["late_loadgen"] > LOADGEN_LATE_SHARE * row["scheduled"]:
+        found.append(f"late_loadgen: {row['late_loadgen']} of {row['scheduled']} arrivals sent more than "
+                     f"{LATE_MS} ms late by JMeter itself (bound above {LOADGEN_LATE_SHARE:.0%})")
+    share = loadgen / cores if loadgen is not None else None
+    if (row["machine_cpu_pct"] or 0) >= MACHINE_BUSY_PCT and (share or 0) >= LOADGEN_SHARE_PCT:
+        found.append(f"machine: {row['machine_cpu_pct']:.0f} % of all cores busy, the load generator "
+                     f"{share:.0f} % of them (bound from {MACHINE_BUSY_PCT:g} % with {LOADGEN_SHARE_PCT:g} %)")
+    return found
+
+
+def protocol() -> dict:
+    return {"thresholds": THRESHOLDS,
+            "numbers": {"late_ms": LATE_MS, "loadgen_late_share": LOADGEN_LATE_SHARE,
+                        "pool_late_share": POOL_LATE_SHARE, "saturated_sent": SATURATED_SENT,
+                        "machine_busy_pct": MACHINE_BUSY_PCT, "loadgen_share_pct": LOADGEN_SHARE_PCT}}

@@ -1,0 +1,161 @@
+"""The latency profile's open model, for real: JMeter sends a Poisson schedule through the fault
+proxy (contract/fault_proxy.py), which holds every request a known time before a real Express
+answers it from the seeded database; latency counts from each arrival's intended time.
+
+Each measurement is short (a 1 s warm-up, a 3 s window) and runs once, shared by the tests."""
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from benchlib import apps, plans
+from benchlib.builds import build
+from benchlib.cases import cases
+from benchlib.jmeter import PROPERTIES, find_jmeter
+from benchlib.net import free_port
+from benchlib.paths import IDS, ROOT
+from benchlib.processes import stop_group
+from collect import arrivals, latency_checks
+from collect.latency import SAMPLE_VARIABLES
+
+DELAY_MS = 100
+WARMUP_MS, WINDOW_MS = 1000, 3000
+
+
+@pytest.fixture(scope="module")
+def delayed(tmp_path_factory):
+    """The port of Express behind the fault proxy, every request held DELAY_MS."""
+    upstream = apps.find_framework("express")
+    build(upstream)
+    folder = tmp_path_factory.mktemp("delayed")
+    proxy = {"schema": 1, "name": "delayed", "display_name": "Express, delayed", "type": "realistic",
+             "maintainers": ["collect/test_latency.py"], "build": "true",
+             "start": [sys.executable, "-m", "contract.fault_proxy"], "port_env": "PORT",
+             "default_port": free_port(), "readiness_path": "/healthz", "process_name": "python3",
+             "env": {"PYTHONPATH": str(ROOT), "FAULT": "delay", "DELAY_MS": str(DELAY_MS),
+                     "UPSTREAM": str(upstream["dir"] / "framework.json")}, "dir": folder}
+    port = free_port()
+    proc = apps.start_app(proxy, port, folder / "proxy.log")
+    try:
+        apps.wait_ready(proxy, port, proc, folder / "proxy.log", 120)
+        yield port
+    finally:
+        stop_group(proc)
+
+
+def open_load(folder, port, rate, pool, seed="test") -> tuple[list[dict], int]:
+    """One open-model measurement: (the samples of arrivals intended in its window, how many the
+    schedule put there)."""
+    schedule = arrivals.offsets(rate, WARMUP_MS + WINDOW_MS, seed)
+    arrivals.write(folder / "arrivals.csv", schedule)
+    plan = folder / "plan.jmx"
+    plan.write_text(plans.open_plan("test", apps.host(), [{
+        "api": "rest", "case": cases()[1], "port": port, "pool": pool, "schedule": folder / "arrivals.csv",
+        "end_ms": WARMUP_MS + WINDOW_MS, "jtl": folder / "all.jtl", "window_file": folder / "t0",
+        "ids_dir": IDS}]))
+    done = subprocess.run([find_jmeter(), "-n", "-t", str(plan), "-q", str(PROPERTIES), "-j",
+                           str(folder / "jmeter.log"), f"-Jsample_variables={SAMPLE_VARIABLES}"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    t0 = int((folder / "t0").read_text())
+    samples = latency_checks.window_samples(folder / "all.jtl", folder / "results.jtl",
+                                            t0 + WARMUP_MS, t0 + WARMUP_MS + WINDOW_MS)
+    return samples, sum(1 for t in schedule if WARMUP_MS <= t < WARMUP_MS + WINDOW_MS)
+
+
+def latencies(samples):
+    return sorted(int(s["timeStamp"]) + int(s["elapsed"]) - int(s["intended_ms"]) for s in samples)
+
+
+@pytest.fixture(scope="module")
+def steady(delayed, tmp_path_factory):
+    """30 req/s, a pool of 20: about 3 requests in flight, the pool never full."""
+    folder = tmp_path_factory.mktemp("steady")
+    return folder, *open_load(folder, delayed, 30, 20)
+
+
+def test_at_a_low_rate_latency_is_the_added_delay(steady):
+    folder, samples, scheduled = steady
+    row = latency_checks.figures(samples, scheduled, WINDOW_MS / 1000, {}, 2)
+    # On a busy shared machine JMeter's own threads may wake late now and then: that, and only
+    # that, makes the measurement `bound`.
+    assert not row["saturated"], row
+    assert row["validity"] == "valid" or row["validity_reasons"].startswith("late_loadgen"), row
+    assert row["dropped"] == 0 and row["sent"] == scheduled and row["errors"] == 0
+    assert abs(row["achieved_rps"] - scheduled / 3) < 0.01
+    # Held DELAY_MS by the proxy, plus the proxy's and Express's own few ms on an idle machine.
+    assert DELAY_MS <= row["p50_ms"] < DELAY_MS + 25, row
+    # Sent on time, so the intended-time latency is the service time, tail included.
+    assert row["p99_ms"] <= row["service_p99_ms"] + latency_checks.LATE_MS, row
+    assert row["late"] <= 0.01 * scheduled
+    # Sent when intended: the send starts within LATE_MS of the schedule.
+    with open(folder / "results.jtl", newline="") as f:
+        header = next(csv.reader(f))
+    assert {"timeStamp", "elapsed", "label", "success", "intended_ms"} <= set(header)
+    assert {s["label"] for s in samples} == {"GET /rest/comment/{id}"}
+
+
+def test_a_full_pool_sends_late_and_latency_counts_from_the_intended_time(delayed, tmp_path):
+    """One thread, 100 ms per request, an arrival every 50 ms on average: the pool serves 10 req/s
+    of the 20 scheduled, so arrivals queue and go out later and later. A closed-model tool would
+    report ~100 ms (the service time); from the intended time it grows through the window."""
+    samples, scheduled = open_load(tmp_path, delayed, 20, 1)
+    row = latency_checks.figures(samples, scheduled, WINDOW_MS / 1000, {}, 2)
+    assert row["saturated"] and row["validity"] == "valid", row
+    assert row["service_p99_ms"] < 2 * DELAY_MS             # each request itself was quick
+    assert row["p50_ms"] > 3 * DELAY_MS, row                # but it waited for the pool
+    assert row["late"] >= 0.9 * row["sent"] and row["late_loadgen"] <= 0.01 * scheduled
+    assert row["dropped"] > 0 and row["sent"] < scheduled  # not all sent by the window's end
+    ordered = sorted(samples, key=lambda s: int(s["intended_ms"]))
+    waits = [int(s["timeStamp"]) - int(s["intended_ms"]) for s in ordered]
+    assert all(w >= 0 for w in waits) and waits[-1] > waits[0]  # the queue grew
+    # The one thread sent each arrival as soon as its last response came: never idle.
+    for before, after in zip(ordered, ordered[1:]):
+        assert 0 <= int(after["timeStamp"]) - (int(before["timeStamp"]) + int(before["elapsed"])) <= 15
+
+
+def rewritten(samples, change) -> list[dict]:
+    return [change(i, dict(s)) for i, s in enumerate(samples)]
+
+
+def test_the_checks_on_a_real_jtl(steady):
+    _, samples, scheduled = steady
+    n = len(samples)
+
+    def jmeter_lag(i, s):  # every 20th arrival taken in time, then held 50 ms by JMeter
+        if i % 20 == 0:
+            s["intended_ms"] = s["picked_ms"] = str(int(s["timeStamp"]) - 50)
+        return s
+    lagged = latency_checks.figures(rewritten(samples, jmeter_lag), scheduled, 3, {}, 2)
+    assert lagged["validity"] == "bound" and lagged["late_loadgen"] >= len(range(0, n, 20))
+    assert "late_loadgen" in lagged["validity_reasons"] and not lagged["saturated"]
+
+    def pool_full(i, s):  # every 20th taken 50 ms late (no thread was free when due), sent at once
+        if i % 20 == 0:
+            s["picked_ms"], s["intended_ms"] = s["timeStamp"], str(int(s["timeStamp"]) - 50)
+        return s
+    full = latency_checks.figures(rewritten(samples, pool_full), scheduled, 3, {}, 2)
+    assert full["saturated"] and full["late"] >= len(range(0, n, 20))
+    assert full["late_loadgen"] <= latency_checks.figures(samples, scheduled, 3, {}, 2)["late_loadgen"]
+
+    failed = latency_checks.figures(rewritten(samples, lambda i, s: {**s, "success": "false"} if i == 3 else s),
+                                    scheduled, 3, {}, 2)
+    assert failed["validity"] == "invalid" and failed["validity_reasons"].startswith("errors: 1 of")
+
+    short = latency_checks.figures(samples[: int(n * 0.9)], scheduled, 3, {}, 2)
+    assert short["dropped"] == scheduled - int(n * 0.9) and short["saturated"]
+
+    busy = latency_checks.figures(samples, scheduled, 3, {"cpu_mean_pct": 100, "db_cpu_mean_pct": 20,
+                                                          "loadgen_cpu_mean_pct": 70}, 2)
+    assert busy["validity"] == "bound" and busy["machine_cpu_pct"] == 95.0 and "machine:" in busy["validity_reasons"]
+    assert latency_checks.figures([], scheduled, 3, {}, 2)["validity"] == "invalid"
+
+
+def test_engines_are_refused_before_any_load(tmp_path):
+    done = subprocess.run([str(ROOT / "testbed"), "run", "--profile", "latency", "--engines", "10.0.0.9",
+                           "--results-dir", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "latency profile runs JMeter on this machine" in done.stderr + done.stdout
+    assert not any(tmp_path.iterdir())

@@ -347,3 +347,48 @@ def cpu_per_request(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Path:
                            "requests completed in it; bars: mean over usable items, error bars: 95 % t-interval "
                            "(none with one item). It stays comparable when the load generator sets the rate.")
     return save(fig, path, bottom)
+
+
+# p50 dashed under p99 solid; the objective's own percentile, when it is another, dotted.
+LATENCY_STYLES = {"p50": "--", "p99": "-"}
+
+
+def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label: str, objective, path: Path) -> Path:
+    """Latency (log axis) against the arrival rate, one colour per framework: p50 and p99 of the
+    pooled rounds with their bootstrap intervals, the objective as a line; a hollow marker where
+    the server could not keep up (saturated), no point where no round was usable.
+    `latency`: analysis.latency.table's rows; `objective`: an analysis.slo.Objective."""
+    part = latency[(latency["api"] == api) & (latency["case"] == case)]
+    styles = dict(LATENCY_STYLES)
+    styles.setdefault(objective.column, ":")
+    fig, ax = plt.subplots(figsize=(9, 5.4))
+    arms = list(dict.fromkeys(part["framework"]))
+    for i, arm in enumerate(arms):
+        mine = part[(part["framework"] == arm) & part["samples"].gt(0)].sort_values("target_rps")
+        # Frameworks side by side around each rate, so overlapping intervals stay readable.
+        x = mine["target_rps"].to_numpy(dtype=float) * (1 + 0.012 * (i - (len(arms) - 1) / 2))
+        saturated = mine["saturated"].to_numpy() > 0
+        for p, style in styles.items():
+            y = mine[f"{p}_ms"].to_numpy(dtype=float)
+            err = np.vstack([y - mine[f"{p}_low"].to_numpy(dtype=float), mine[f"{p}_high"].to_numpy(dtype=float) - y])
+            ax.errorbar(x, y, yerr=np.clip(err, 0, None), color=colour(run, arm), linestyle=style, capsize=3,
+                        linewidth=1.5, label=f"{run.display_name(arm)} {p}")
+            ax.plot(x[~saturated], y[~saturated], "o", color=colour(run, arm), markersize=5)
+            ax.plot(x[saturated], y[saturated], "o", color=colour(run, arm), markersize=7, markerfacecolor="white",
+                    markeredgewidth=1.8)
+    ax.axhline(objective.ms, color="#c0392b", linewidth=1.2, linestyle="-.", label=f"objective: {objective}")
+    capacity = part["capacity_rps"].dropna()
+    if not capacity.empty:
+        ax.axvline(float(capacity.iloc[0]), color="#777", linewidth=1, linestyle=":",
+                   label="slowest framework's capacity")
+    log_scale(ax)
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.set_xlabel("Arrival rate (requests/s, Poisson, the same schedule for every framework)")
+    ax.set_ylabel("Latency from the intended send time (ms, log scale)")
+    ax.set_title(f"{API_TITLE[api]}, {label}: latency against the arrival rate")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, ncol=2)
+    bottom = footnote(fig, "Percentiles of the usable rounds' samples pooled, with 95 % bootstrap intervals "
+                           "(samples resampled within each round); ○ hollow: saturated, the server could not keep "
+                           "up with the rate in at least one round; a rate with no usable round has no point.")
+    return save(fig, path, bottom)

@@ -8,6 +8,11 @@ PERCENTILES = {"50": "p50", "90": "p90", "95": "p95", "99": "p99", "99.9": "p999
 DEFAULT = "p99:100"
 
 
+def label(column: str) -> str:
+    """How a percentile column reads in the report: p999 -> p99.9."""
+    return next((f"p{name}" for name, c in PERCENTILES.items() if c == column), column)
+
+
 class BadObjective(ValueError):
     """--slo is not pNN:MS."""
 

@@ -140,6 +140,8 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     details = detail_figures(run, agg, apis, case, figs)
     doc = Doc(f"Testbed report: run {run.run_id}")
     summary(doc, run, agg, status, comparisons, against)
+    if rates is not None:
+        doc.para(latency_run_text(run))
     if run.checked:
         trust.section(doc, run, study_answer, apis, figs, tabs)
     if rates is not None:
@@ -867,6 +869,16 @@ def extra_section(doc, run, agg, sig, apis, tabs) -> None:
                                                          f"{group}: {m.label} ({m.unit})")
 
 
+# Said once under the summary of a latency run, whose closed-model rounds only set the rates.
+def latency_run_text(run: Run) -> str:
+    rounds = tables.ok_rows(run)["iteration"].nunique()
+    return ("This is a latency run (`--profile latency`): its closed-model round measured each framework's "
+            "capacity, from which the arrival rates were set, and its main result is \"Latency at a given "
+            f"rate\" below. The closed-model answer further down rests on {rounds} round{'s' if rounds != 1 else ''}"
+            + (", too few for intervals or tests" if rounds < 2 else "")
+            + ": read it as the capacities the rates came from.")
+
+
 # How the latency section measured and computed, for every latency run (analysis/README.md).
 LATENCY_METHOD = [
     "An open model: requests arrive at a set rate whether or not earlier ones have returned, as a team's "
@@ -885,7 +897,7 @@ LATENCY_METHOD = [
     f"Intervals: a 95 % percentile bootstrap ({latency.RESAMPLES} replicates, seeded), resampling the "
     "samples within each round so each round keeps its weight; the ratio's interval takes the reference's "
     "replicates over the other's. It covers the sampling noise of the samples, not drift between rounds "
-    "(three rounds are too few to resample).",
+    "(a handful of rounds are too few to resample), which the interleaving keeps small.",
     "Only measurements collect judged valid count; a bound one (JMeter could not hold the rate, so the "
     "server was not what limited it) or an invalid one is left out and counted in the table's flags. "
     "Saturated (the server could not keep up: the pool was full and arrivals went out late, or it "
@@ -897,11 +909,16 @@ def rate_text(rps) -> str:
     return f"{rps:,.0f} req/s" if pd.notna(rps) else "–"
 
 
+def fmt_ms(value) -> str:
+    """Milliseconds as a reader compares them: whole from 10 ms up (JMeter times in whole ms)."""
+    return "–" if pd.isna(value) else f"{value:,.0f}" if abs(value) >= 10 else fmt(value)
+
+
 def latency_ci(row, p: str) -> str:
     """`18 ms [15, 22]`, or – without a usable round."""
     if not row["samples"]:
         return "–"
-    return f"{fmt(row[f'{p}_ms'])} ms [{fmt(row[f'{p}_low'])}, {fmt(row[f'{p}_high'])}]"
+    return f"{fmt_ms(row[f'{p}_ms'])} ms [{fmt_ms(row[f'{p}_low'])}, {fmt_ms(row[f'{p}_high'])}]"
 
 
 def latency_section(doc: Doc, run: Run, rates: pd.DataFrame, held: pd.DataFrame, objective: slo.Objective,
@@ -1001,8 +1018,8 @@ def held_text(run: Run, held: pd.DataFrame, objective: slo.Objective) -> str:
         how = {latency.EXCEEDED: "exceeded", latency.UNDECIDED: "not shown to hold (its interval spans the "
                "objective)", latency.UNMEASURED: "not measured (no usable round)"}.get(r.first_not_held)
         there = (f" at {rate_text(r.first_not_held_rps)}"
-                 + (f" ({slo.label(objective.column)} {fmt(r.first_not_held_ms)} ms "
-                    f"[{fmt(r.first_not_held_low)}, {fmt(r.first_not_held_high)}])"
+                 + (f" ({slo.label(objective.column)} {fmt_ms(r.first_not_held_ms)} ms "
+                    f"[{fmt_ms(r.first_not_held_low)}, {fmt_ms(r.first_not_held_high)}])"
                     if r.first_not_held != latency.UNMEASURED else ""))
         if pd.isna(r.first_not_held_rps):
             out.append(f"{name} held {objective} at every rate measured, up to {rate_text(r.held_up_to_rps)}.")

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.answer import reference as reference_of
-from analysis.load import LATENCY, LATENCY_COLUMNS, Run, latency_jtl, load_latency_jtl, load_run_table
+from analysis.load import (LATENCY, LATENCY_COLUMNS, ResultFileError, Run, latency_jtl, load_latency_jtl,
+                           load_run_table)
 from analysis.slo import PERCENTILES, Objective
 
 QUANTILES = {column: round(float(name) / 100, 4) for name, column in PERCENTILES.items()}  # p50 -> 0.5 …
@@ -36,6 +37,7 @@ LEVEL = 0.95
 SEED = 26  # the number; each cell's stream is this and the cell's name
 CHUNK = 100  # replicates drawn at once, so a cell with many distinct latencies stays small in memory
 USABLE = "valid"
+TEXT = {"framework", "api", "saturated", "validity", "validity_reasons"}
 CELL = ["api", "case", "requests", "rows", "joins", "step"]
 COLUMNS = [*CELL, "fraction", "target_rps", "capacity_rps", "framework", "rounds", "left_out",
            "left_out_reasons", "samples", "scheduled", "achieved_rps", "late", "late_loadgen", "dropped",
@@ -56,7 +58,15 @@ def measurements(run: Run) -> pd.DataFrame | None:
     if not path.is_file():
         return None
     table = load_run_table(path, LATENCY_COLUMNS)
-    table["validity_reasons"] = table["validity_reasons"].fillna("").astype(str)
+    for column in LATENCY_COLUMNS:
+        if column in TEXT:
+            table[column] = table[column].fillna("").astype(str)
+            continue
+        values = pd.to_numeric(table[column], errors="coerce")
+        bad = values.isna() & table[column].notna()
+        if bad.any():
+            raise ResultFileError(path, f"line {int(bad.to_numpy().nonzero()[0][0]) + 2}: {column} must be a number")
+        table[column] = values
     return table
 
 

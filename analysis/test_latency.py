@@ -11,7 +11,7 @@ import pytest
 
 from analysis import latency, slo
 from analysis.conftest import FIXTURE_RESULTS, HAND_RUN
-from analysis.load import load_run
+from analysis.load import ResultFileError, load_run
 from analysis.report import write_report
 
 LATENCY_RUN = "20261125-000000-latency"  # the fixture's run id, set when it is cut
@@ -32,6 +32,13 @@ def report(results):
 def rows_of(run: str) -> list[dict]:
     with open(FIXTURE_RESULTS / run / "latency.csv", newline="") as f:
         return list(csv.DictReader(f))
+
+
+def write_rows(path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, rows[0].keys(), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def latencies_by_hand(run: str, row: dict) -> list[int]:
@@ -175,10 +182,7 @@ def test_a_bound_round_is_left_out_and_counted(tmp_path):
                   and sum(o["validity"] == "valid" for o in cells(LATENCY_RUN)[
                       (r["api"], int(r["case"]), int(r["step"]), r["framework"])]) >= 2)
     target["validity"], target["validity_reasons"] = "bound", "late_loadgen: 5 % vs 1 %"
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, rows[0].keys(), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(path, rows)
     key = (target["api"], int(target["case"]), int(target["step"]), target["framework"])
     found = latency.table(load_run(results / LATENCY_RUN)).set_index(["api", "case", "step", "framework"]).loc[key]
     kept = [r for r in cells(LATENCY_RUN)[key] if r["validity"] == "valid" and r["round"] != target["round"]]
@@ -221,3 +225,12 @@ def test_a_run_without_latency_csv_has_no_latency_section(tmp_path):
     assert "Latency at a given rate" not in (report / "report.md").read_text()
     assert not (report / "tables" / "latency.csv").exists()
     assert not list((report / "figures").glob("latency_rate_*"))
+
+
+def test_a_malformed_latency_csv_is_named_in_one_line(tmp_path):
+    shutil.copytree(FIXTURE_RESULTS / LATENCY_RUN, tmp_path / LATENCY_RUN)
+    rows = rows_of(LATENCY_RUN)
+    rows[0]["target_rps"] = "fast"
+    write_rows(tmp_path / LATENCY_RUN / "latency.csv", rows)
+    with pytest.raises(ResultFileError, match=r"latency.csv: line 2: target_rps must be a number"):
+        write_report(tmp_path / LATENCY_RUN)

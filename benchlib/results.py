@@ -41,15 +41,23 @@ MEMORY_COLUMNS = [*ITEM_FIELDS, "tool", "connections", "load_s", "requests_done"
 CROSSCHECK = "crosscheck.csv"
 CROSSCHECK_COLUMNS = ["tool", *ITEM_FIELDS, "connections", "window_s", "samples", "throughput_rps",
                       "mean_ms", "p99_ms", "errors"]
-# The latency profile (collect/latency.py, issue 26): one row per open-model measurement, and each
-# one's samples under latency/<framework>/<api>/case-NN/step-S/round-RR/results.jtl.
+
+# The latency profile's open-model pass (collect/latency.py): one row per measurement, and each
+# measurement's samples under latency/<framework>/<api>/case-NN/step-S/round-RR/results.jtl
+# (timeStamp = send start, elapsed, label, success, intended_ms; latency = timeStamp + elapsed -
+# intended_ms). A dropped arrival has no sample.
 LATENCY = "latency.csv"
+LATENCY_DIR = "latency"
 LATENCY_COLUMNS = ["framework", "api", "case", "requests", "rows", "joins", "round", "step", "fraction",
-                   "target_rps", "capacity_rps", "pool_threads", "window_s", "scheduled", "sent", "completed",
-                   "errors", "achieved_rps", "late", "late_loadgen", "dropped", "p50_ms", "p90_ms", "p95_ms",
-                   "p99_ms", "p999_ms", "service_p99_ms", "loadgen_cpu_mean_pct", "machine_cpu_pct", "saturated",
-                   "validity", "validity_reasons"]
-LATENCY_JTL_COLUMNS = {"timeStamp", "elapsed", "success", "intended_ms"}
+                   "target_rps", "capacity_rps", "pool_threads", "window_s", "scheduled", "sent",
+                   "completed", "errors", "achieved_rps", "late", "late_loadgen", "dropped", "p50_ms",
+                   "p90_ms", "p95_ms", "p99_ms", "p999_ms", "service_p99_ms", "loadgen_cpu_mean_pct",
+                   "machine_cpu_pct", "saturated", "validity", "validity_reasons"]
+
+
+def latency_jtl(run_dir: Path, framework: str, api: str, case: int, step: int, round_: int) -> Path:
+    return run_dir / LATENCY_DIR / framework / api / f"case-{case:02d}" / f"step-{step}" / f"round-{round_:02d}" / JTL
+
 
 SAMPLER_FIELDS = ("cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct", "db_cpu_mean_pct",
                   "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct")
@@ -301,8 +309,8 @@ def recorded_window(run_json: Path) -> tuple[int, int] | None:
     return tuple(measured_ms) if measured_ms else None
 
 
-def latency_jtl(run_dir: Path, framework: str, api: str, case: int, step: int, round_: int) -> Path:
-    return run_dir / "latency" / framework / api / f"case-{case:02d}" / f"step-{step}" / f"round-{round_:02d}" / JTL
+# A latency JTL's columns the report reads (the samples' latency from their intended send time).
+LATENCY_JTL_COLUMNS = {"timeStamp", "elapsed", "intended_ms"}
 
 
 def load_latency_jtl(path: Path):
@@ -310,8 +318,7 @@ def load_latency_jtl(path: Path):
     timeStamp + elapsed - intended_ms. The file holds only the window's requests."""
     import pandas as pd
     jtl = _read_table(path, LATENCY_JTL_COLUMNS)
-    columns = ("timeStamp", "elapsed", "intended_ms")
-    for column in columns:
+    for column in LATENCY_JTL_COLUMNS:
         values = pd.to_numeric(jtl[column], errors="coerce")
         if values.isna().any():
             line = int(values.isna().to_numpy().nonzero()[0][0]) + 2

@@ -361,7 +361,7 @@ def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label:
     part = latency[(latency["api"] == api) & (latency["case"] == case)]
     styles = dict(LATENCY_STYLES)
     styles.setdefault(objective.column, ":")
-    fig, ax = plt.subplots(figsize=(9, 5.4))
+    fig, ax = plt.subplots(figsize=(11, 5.4))
     arms = list(dict.fromkeys(part["framework"]))
     for i, arm in enumerate(arms):
         mine = part[(part["framework"] == arm) & part["samples"].gt(0)].sort_values("target_rps")
@@ -387,7 +387,7 @@ def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label:
     ax.set_ylabel("Latency from the intended send time (ms, log scale)")
     ax.set_title(f"{API_TITLE[api]}, {label}: latency against the arrival rate")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, ncol=2)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the axes: curves fill them
     bottom = footnote(fig, "Percentiles of the usable rounds' samples pooled, with 95 % bootstrap intervals "
                            "(samples resampled within each round); ○ hollow: saturated, the server could not keep "
                            "up with the rate in at least one round; a rate with no usable round has no point.")

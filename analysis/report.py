@@ -911,7 +911,7 @@ def rate_text(rps) -> str:
 
 def fmt_ms(value) -> str:
     """Milliseconds as a reader compares them: whole from 10 ms up (JMeter times in whole ms)."""
-    return "–" if pd.isna(value) else f"{value:,.0f}" if abs(value) >= 10 else fmt(value)
+    return "–" if pd.isna(value) else f"{value:,.0f}" if abs(value) >= 10 else f"{value:.1f}".removesuffix(".0")
 
 
 def latency_ci(row, p: str) -> str:
@@ -989,7 +989,8 @@ def latency_rows(run: Run, rows: pd.DataFrame, objective: slo.Objective) -> pd.D
         line["Late / dropped"] = f"{r.late:.0f} / {r.dropped:.0f} of {r.scheduled:.0f}" if r.rounds else "–"
         line["Flags"] = "; ".join(
             ([f"saturated in {r.saturated} of {r.rounds} rounds"] if r.saturated else [])
-            + ([f"{r.left_out} left out: {r.left_out_reasons}"] if r.left_out else [])
+            + ([f"{r.left_out} of {r.left_out + r.rounds} rounds left out ({r.left_out_checks})"]
+               if r.left_out else [])
             + ([f"late from JMeter: {r.late_loadgen:.0f}"] if r.late_loadgen else [])) or "–"
         shown.append(line)
     return pd.DataFrame(shown)

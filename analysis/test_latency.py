@@ -14,7 +14,7 @@ from analysis.conftest import FIXTURE_RESULTS, HAND_RUN
 from analysis.load import ResultFileError, load_run
 from analysis.report import write_report
 
-LATENCY_RUN = "20261125-000000-latency"  # the fixture's run id, set when it is cut
+LATENCY_RUN = "20261125-102811-latency"
 
 
 @pytest.fixture(scope="module")
@@ -80,21 +80,16 @@ def test_percentiles_are_of_the_usable_rounds_pooled(report):
         pooled = [v for r in usable for v in latencies_by_hand(LATENCY_RUN, r)]
         assert found.loc[key, "samples"] == len(pooled)
         if not pooled:
-            assert pd.isna(found.loc[key, "p99_ms"])
+            assert pd.isna(found.loc[key, "p99_ms"]) and found.loc[key, "rounds"] == 0
             continue
         for column, q in (("p50_ms", .5), ("p90_ms", .9), ("p95_ms", .95), ("p99_ms", .99), ("p999_ms", .999)):
             assert found.loc[key, column] == pytest.approx(percentile_by_hand(pooled, q)), (key, column)
+        # What the table sums (and averages) over the usable rounds.
+        for column in ("scheduled", "late", "dropped"):
+            assert found.loc[key, column] == sum(int(r[column]) for r in usable), (key, column)
+        assert found.loc[key, "achieved_rps"] == pytest.approx(sum(float(r["achieved_rps"]) for r in usable) / len(usable))
         checked += 1
-    assert checked >= 10
-
-
-def test_one_rounds_percentile_is_what_collect_wrote(report):
-    """The same samples, read by collect and by analysis: a cell's lone round agrees with latency.csv."""
-    for key, rows in cells(LATENCY_RUN).items():
-        row = rows[0]
-        values = latencies_by_hand(LATENCY_RUN, row)
-        if row["validity"] == "valid" and values and row["p99_ms"]:
-            assert percentile_by_hand(values, .99) == pytest.approx(float(row["p99_ms"]), abs=0.5), key
+    assert checked == sum(any(r["validity"] == "valid" for r in rows) for rows in cells(LATENCY_RUN).values()) > 0
 
 
 def test_every_interval_holds_its_estimate(report):

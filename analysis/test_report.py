@@ -112,12 +112,12 @@ def test_cli_without_run_id_reports_the_latest_run(results):
     latest = sorted(p.name for p in results.iterdir())[-1]
     assert done.stdout.strip() == f"report: {results / latest / 'report' / 'index.html'}"
     figures = {p.name for p in (results / latest / "report" / "figures").iterdir()}
-    # The latest is the one-framework smoke run (Fastify alone): no ratio and none of the study's
-    # figures, so per API JMeter against its ceiling, CPU per request, percentiles, and the
-    # latency curve and timeline of the heaviest case.
-    assert figures == {f"{name}_{api}{suffix}.png" for api in ("rest", "graphql") for name, suffix in (
-        ("ceiling", ""), ("cpu_per_request", ""), ("percentiles", ""), ("latency_curve", "_case18"),
-        ("timeline", "_case18"))}
+    # The latest is the latency run (REST case 1, one closed-model round): the latency figure, and
+    # the closed round's own (no forest plot: one round has no pairs).
+    assert figures == {f"{name}.png" for name in (
+        "latency_rate_rest_case01", "ceiling_rest", "cpu_per_request_rest", "figure14_rest_cpu_peak_pct",
+        "figure15_rest_rss_peak_mb", "figure16_rest_mean_ms", "percentiles_rest", "latency_curve_rest_case01",
+        "timeline_rest_case01")}
 
 
 def test_cli_names_the_broken_file_in_one_line(results):

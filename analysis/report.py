@@ -43,7 +43,7 @@ def write_report(run_dir: Path, timeline_case: int | None = None, reference: str
     building = run_dir / f".report-building-{os.getpid()}"
     shutil.rmtree(building, ignore_errors=True)
     try:
-        build(run, building, timeline_case, reference, objective or slo.parse(slo.DEFAULT))
+        build(run, building, timeline_case, reference, objective or slo.DEFAULT_OBJECTIVE)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
@@ -87,7 +87,7 @@ def code_version() -> str:
 
 
 def build(run: Run, out: Path, timeline_case: int | None, reference: str | None = None,
-          objective: slo.Objective = slo.parse(slo.DEFAULT)) -> None:
+          objective: slo.Objective = slo.DEFAULT_OBJECTIVE) -> None:
     figs, tabs = out / "figures", out / "tables"
     figs.mkdir(parents=True)
     tabs.mkdir()
@@ -185,7 +185,7 @@ def write(doc: Doc, out: Path) -> None:
 
 
 def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = None,
-                       objective: slo.Objective = slo.parse(slo.DEFAULT)) -> None:
+                       objective: slo.Objective = slo.DEFAULT_OBJECTIVE) -> None:
     """A checked run none of whose items passed: no statistic can be computed, so the report is the
     trust section, what would measure each cell, and every check."""
     doc = Doc(f"Testbed report: run {run.run_id}")
@@ -869,8 +869,8 @@ def extra_section(doc, run, agg, sig, apis, tabs) -> None:
                                                          f"{group}: {m.label} ({m.unit})")
 
 
-# Said once under the summary of a latency run, whose closed-model rounds only set the rates.
 def latency_run_text(run: Run) -> str:
+    """Said once under a latency run's summary: its closed-model rounds only set the rates."""
     rounds = tables.ok_rows(run)["iteration"].nunique()
     return ("This is a latency run (`--profile latency`): its closed-model round measured each framework's "
             "capacity, from which the arrival rates were set, and its main result is \"Latency at a given "
@@ -900,9 +900,18 @@ LATENCY_METHOD = [
     "(a handful of rounds are too few to resample), which the interleaving keeps small.",
     "Only measurements collect judged valid count; a bound one (JMeter could not hold the rate, so the "
     "server was not what limited it) or an invalid one is left out and counted in the table's flags. "
-    "Saturated (the server could not keep up: the pool was full and arrivals went out late, or it "
-    "completed under 95 % of the rate) is a result, not a fault: it counts, and is drawn hollow.",
+    "Saturated (the server could not keep up) is a result, not a fault: it counts, and is drawn hollow.",
 ]
+
+
+def thresholds_text(entry: dict) -> str:
+    """collect's thresholds for bound, invalid and saturated, in its own words (the manifest's
+    latency.checks.thresholds); empty for a run that did not record them."""
+    found = (entry.get("checks") or {}).get("thresholds") if isinstance(entry.get("checks"), dict) else None
+    if not isinstance(found, dict):
+        return ""
+    return "The checks, as this run recorded them: " + "; ".join(
+        f"{name}: {found[name]}" for name in ("bound", "invalid", "saturated") if isinstance(found.get(name), str)) + "."
 
 
 def rate_text(rps) -> str:
@@ -939,6 +948,8 @@ def latency_section(doc: Doc, run: Run, rates: pd.DataFrame, held: pd.DataFrame,
                 "framework: below 1, the reference's latency was lower." if rates["framework"].nunique() > 1
                 and ref else ""))
     doc.bullets(LATENCY_METHOD)
+    if thresholds_text(entry):
+        doc.para(thresholds_text(entry))
     for api in [a for a in ("rest", "graphql") if a in set(rates["api"])]:
         doc.heading(3, "REST" if api == "rest" else "GraphQL")
         part = rates[rates["api"] == api]

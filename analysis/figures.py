@@ -382,6 +382,13 @@ def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label:
         ax.axvline(float(capacity.iloc[0]), color="#777", linewidth=1, linestyle=":",
                    label="slowest framework's capacity")
     log_scale(ax)
+    # JMeter times whole milliseconds, so a percentile or an interval's end can be 0, which a log
+    # axis cannot show: the axis stops just below the smallest positive value, and such a bar runs
+    # off its bottom.
+    shown = part[[f"{p}_{end}" for p in styles for end in ("ms", "low")]].to_numpy(dtype=float)
+    shown = shown[np.isfinite(shown) & (shown > 0)]
+    if shown.size:
+        ax.set_ylim(bottom=shown.min() / 1.6)
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.set_xlabel("Arrival rate (requests/s, Poisson, the same schedule for every framework)")
     ax.set_ylabel("Latency from the intended send time (ms, log scale)")
@@ -390,5 +397,6 @@ def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label:
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the axes: curves fill them
     bottom = footnote(fig, "Percentiles of the usable rounds' samples pooled, with 95 % bootstrap intervals "
                            "(samples resampled within each round); ○ hollow: saturated, the server could not keep "
-                           "up with the rate in at least one round; a rate with no usable round has no point.")
+                           "up with the rate in at least one round; a rate with no usable round has no point; a bar "
+                           "running off the bottom reaches 0 ms.")
     return save(fig, path, bottom)

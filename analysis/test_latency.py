@@ -229,3 +229,16 @@ def test_a_malformed_latency_csv_is_named_in_one_line(tmp_path):
     write_rows(tmp_path / LATENCY_RUN / "latency.csv", rows)
     with pytest.raises(ResultFileError, match=r"latency.csv: line 2: target_rps must be a number"):
         write_report(tmp_path / LATENCY_RUN)
+
+
+def test_another_reference_turns_the_ratio_over(tmp_path, report):
+    shutil.copytree(FIXTURE_RESULTS / LATENCY_RUN, tmp_path / LATENCY_RUN)
+    turned = table(write_report(tmp_path / LATENCY_RUN, reference="express"))
+    assert set(turned["reference"]) == {"express"}
+    before = table(report).set_index(["api", "case", "step", "framework"])
+    after = turned.set_index(["api", "case", "step", "framework"])
+    pairs = [(key, before.loc[(*key[:3], "express"), "ratio_p99"]) for key in after.index
+             if key[3] == "aspnet" and pd.notna(after.loc[key, "ratio_p99"])]
+    assert pairs
+    for key, ratio in pairs:
+        assert after.loc[key, "ratio_p99"] * ratio == pytest.approx(1)

@@ -1026,19 +1026,23 @@ def held_text(run: Run, held: pd.DataFrame, objective: slo.Objective) -> str:
     """Per framework: up to which rate the objective held, and what happened at the next one."""
     out = []
     for r in held.itertuples(index=False):
-        name = run.display_name(r.framework)
-        how = {latency.EXCEEDED: "exceeded", latency.UNDECIDED: "not shown to hold (its interval spans the "
-               "objective)", latency.UNMEASURED: "not measured (no usable round)"}.get(r.first_not_held)
-        there = (f" at {rate_text(r.first_not_held_rps)}"
-                 + (f" ({slo.label(objective.column)} {fmt_ms(r.first_not_held_ms)} ms "
-                    f"[{fmt_ms(r.first_not_held_low)}, {fmt_ms(r.first_not_held_high)}])"
-                    if r.first_not_held != latency.UNMEASURED else ""))
+        name, there = run.display_name(r.framework), rate_text(r.first_not_held_rps)
+        value = (f" ({slo.label(objective.column)} {fmt_ms(r.first_not_held_ms)} ms "
+                 f"[{fmt_ms(r.first_not_held_low)}, {fmt_ms(r.first_not_held_high)}])")
         if pd.isna(r.first_not_held_rps):
             out.append(f"{name} held {objective} at every rate measured, up to {rate_text(r.held_up_to_rps)}.")
-        elif pd.isna(r.held_up_to_rps):
-            out.append(f"{name} did not hold {objective} even at the lowest rate: {how}{there}.")
-        else:
-            out.append(f"{name} held {objective} up to {rate_text(r.held_up_to_rps)}; {how}{there}.")
+            continue
+        if pd.isna(r.held_up_to_rps):
+            out.append({latency.EXCEEDED: f"{name} did not hold {objective} even at the lowest rate, {there}{value}.",
+                        latency.UNDECIDED: f"{name} was not shown to hold {objective} even at the lowest rate, "
+                                           f"{there}{value}: its interval spans the objective.",
+                        latency.UNMEASURED: f"{name} was not judged against {objective}: no usable round at the "
+                                            f"lowest rate, {there}."}[r.first_not_held])
+            continue
+        out.append(f"{name} held {objective} up to {rate_text(r.held_up_to_rps)}; " + {
+            latency.EXCEEDED: f"exceeded at {there}{value}.",
+            latency.UNDECIDED: f"not shown to hold at {there}{value}: its interval spans the objective.",
+            latency.UNMEASURED: f"not judged from {there} on: no usable round there."}[r.first_not_held])
     return " ".join(out)
 
 

@@ -373,8 +373,10 @@ def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label:
         for p, style in styles.items():
             y = mine[f"{p}_ms"].to_numpy(dtype=float)
             err = np.vstack([y - mine[f"{p}_low"].to_numpy(dtype=float), mine[f"{p}_high"].to_numpy(dtype=float) - y])
-            ax.errorbar(x, y, yerr=np.clip(err, 0, None), color=colour(run, arm), linestyle=style, capsize=3,
-                        linewidth=1.5, label=f"{run.display_name(arm)} {p}")
+            measured = np.isfinite(y)
+            ax.plot(x, y, color=colour(run, arm), linestyle=style, linewidth=1.5, label=f"{run.display_name(arm)} {p}")
+            ax.errorbar(x[measured], y[measured], yerr=np.clip(err[:, measured], 0, None), fmt="none",
+                        ecolor=colour(run, arm), capsize=3)
             ax.plot(x[~saturated], y[~saturated], "o", color=colour(run, arm), markersize=5)
             ax.plot(x[saturated], y[saturated], "o", color=colour(run, arm), markersize=7, markerfacecolor="white",
                     markeredgewidth=1.8)

@@ -347,3 +347,60 @@ def cpu_per_request(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Path:
                            "requests completed in it; bars: mean over usable items, error bars: 95 % t-interval "
                            "(none with one item). It stays comparable when the load generator sets the rate.")
     return save(fig, path, bottom)
+
+
+# p50 dashed under p99 solid; the objective's own percentile, when it is another, dotted.
+LATENCY_STYLES = {"p50": "--", "p99": "-"}
+
+
+def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label: str, objective, path: Path) -> Path:
+    """Latency (log axis) against the arrival rate, one colour per framework: p50 and p99 of the
+    pooled rounds with their bootstrap intervals, the objective as a line; a hollow marker where
+    the server could not keep up (saturated), no point where no round was usable.
+    `latency`: analysis.latency.table's rows; `objective`: an analysis.slo.Objective."""
+    part = latency[(latency["api"] == api) & (latency["case"] == case)]
+    styles = dict(LATENCY_STYLES)
+    styles.setdefault(objective.column, ":")
+    fig, ax = plt.subplots(figsize=(11, 5.4))
+    arms = list(dict.fromkeys(part["framework"]))
+    for i, arm in enumerate(arms):
+        # Every rate, unmeasured ones as gaps (their percentiles are empty), so no line bridges a rate
+        # that was not measured.
+        mine = part[part["framework"] == arm].sort_values("target_rps")
+        # Frameworks side by side around each rate, so overlapping intervals stay readable.
+        x = mine["target_rps"].to_numpy(dtype=float) * (1 + 0.012 * (i - (len(arms) - 1) / 2))
+        saturated = mine["saturated"].to_numpy() > 0
+        for p, style in styles.items():
+            y = mine[f"{p}_ms"].to_numpy(dtype=float)
+            err = np.vstack([y - mine[f"{p}_low"].to_numpy(dtype=float), mine[f"{p}_high"].to_numpy(dtype=float) - y])
+            measured = np.isfinite(y)
+            ax.plot(x, y, color=colour(run, arm), linestyle=style, linewidth=1.5, label=f"{run.display_name(arm)} {p}")
+            ax.errorbar(x[measured], y[measured], yerr=np.clip(err[:, measured], 0, None), fmt="none",
+                        ecolor=colour(run, arm), capsize=3)
+            ax.plot(x[~saturated], y[~saturated], "o", color=colour(run, arm), markersize=5)
+            ax.plot(x[saturated], y[saturated], "o", color=colour(run, arm), markersize=7, markerfacecolor="white",
+                    markeredgewidth=1.8)
+    ax.axhline(objective.ms, color="#c0392b", linewidth=1.2, linestyle="-.", label=f"objective: {objective}")
+    capacity = part["capacity_rps"].dropna()
+    if not capacity.empty:
+        ax.axvline(float(capacity.iloc[0]), color="#777", linewidth=1, linestyle=":",
+                   label="slowest framework's capacity")
+    log_scale(ax)
+    # JMeter times whole milliseconds, so a percentile or an interval's end can be 0, which a log
+    # axis cannot show: the axis stops just below the smallest positive value, and such a bar runs
+    # off its bottom.
+    shown = part[[f"{p}_{end}" for p in styles for end in ("ms", "low")]].to_numpy(dtype=float)
+    shown = shown[np.isfinite(shown) & (shown > 0)]
+    if shown.size:
+        ax.set_ylim(bottom=shown.min() / 1.6)
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.set_xlabel("Arrival rate (requests/s, Poisson, the same schedule for every framework)")
+    ax.set_ylabel("Latency from the intended send time (ms, log scale)")
+    ax.set_title(f"{API_TITLE[api]}, {label}: latency against the arrival rate")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the axes: curves fill them
+    bottom = footnote(fig, "Percentiles of the usable rounds' samples pooled, with 95 % bootstrap intervals "
+                           "(samples resampled within each round); ○ hollow: saturated, the server could not keep "
+                           "up with the rate in at least one round; a rate with no usable round has no point; a bar "
+                           "running off the bottom reaches 0 ms.")
+    return save(fig, path, bottom)

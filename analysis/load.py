@@ -9,9 +9,10 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.metrics import ordered_frameworks
-from benchlib.results import (MANIFEST, SUMMARY, TEXT_COLUMNS, VALIDITY_FIELDS, ResultFileError,  # noqa: F401
-                              item_dir, latest_run, load_jtl, load_manifest, load_proc, load_run_json,
-                              load_run_table, load_summary)
+from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, SUMMARY, TEXT_COLUMNS,  # noqa: F401
+                              VALIDITY_FIELDS, ResultFileError, item_dir, latency_jtl, latest_run, load_jtl,
+                              load_latency_jtl, load_manifest, load_proc, load_run_json, load_run_table,
+                              load_summary)
 
 # The first schema whose items carry their validity checks (collect/validity.py).
 CHECKED_SCHEMA = 3

@@ -112,12 +112,15 @@ def test_cli_without_run_id_reports_the_latest_run(results):
     latest = sorted(p.name for p in results.iterdir())[-1]
     assert done.stdout.strip() == f"report: {results / latest / 'report' / 'index.html'}"
     figures = {p.name for p in (results / latest / "report" / "figures").iterdir()}
-    # The latest is the one-framework smoke run (Fastify alone): no ratio and none of the study's
-    # figures, so per API JMeter against its ceiling, CPU per request, percentiles, and the
-    # latency curve and timeline of the heaviest case.
-    assert figures == {f"{name}_{api}{suffix}.png" for api in ("rest", "graphql") for name, suffix in (
-        ("ceiling", ""), ("cpu_per_request", ""), ("percentiles", ""), ("latency_curve", "_case18"),
-        ("timeline", "_case18"))}
+    # The latest is the latency run (both APIs, cases 1 and 18, one closed-model round): a latency
+    # figure per API and case, and the closed round's own.
+    assert figures == {f"{name}.png" for name in (
+        *(f"latency_rate_{api}_case{case:02d}" for api in ("rest", "graphql") for case in (1, 18)),
+        *(f"{name}_{api}" for api in ("rest", "graphql") for name in ("answer_aspnet_vs_express", "ceiling",
+                                                                      "cpu_per_request", "percentiles")),
+        "figure14_rest_cpu_peak_pct", "figure15_rest_rss_peak_mb", "figure16_rest_mean_ms",
+        "figure17_graphql_cpu_peak_pct", "figure18_graphql_rss_peak_mb", "figure19_graphql_mean_ms",
+        "latency_curve_graphql_case18", "timeline_graphql_case18")}
 
 
 def test_cli_names_the_broken_file_in_one_line(results):

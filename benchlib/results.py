@@ -312,6 +312,24 @@ def recorded_window(run_json: Path) -> tuple[int, int] | None:
     return tuple(measured_ms) if measured_ms else None
 
 
+# A latency JTL's columns the report reads (the samples' latency from their intended send time).
+LATENCY_JTL_COLUMNS = {"timeStamp", "elapsed", "intended_ms"}
+
+
+def load_latency_jtl(path: Path):
+    """A latency measurement's samples as latencies from the intended send time, ms (a numpy array):
+    timeStamp + elapsed - intended_ms. The file holds only the window's requests."""
+    import pandas as pd
+    jtl = _read_table(path, LATENCY_JTL_COLUMNS)
+    for column in LATENCY_JTL_COLUMNS:
+        values = pd.to_numeric(jtl[column], errors="coerce")
+        if values.isna().any():
+            line = int(values.isna().to_numpy().nonzero()[0][0]) + 2
+            raise ResultFileError(path, f"line {line}: {column} must be a number")
+        jtl[column] = values
+    return (jtl["timeStamp"] + jtl["elapsed"] - jtl["intended_ms"]).to_numpy()
+
+
 def load_proc(path: Path):
     """The /proc sampler's file: t_s,role,pid,cpu_pct,rss_kb at 10 Hz."""
     import pandas as pd

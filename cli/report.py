@@ -1,6 +1,7 @@
 """`testbed report [RUN_ID]`."""
 from pathlib import Path
 
+from analysis import slo
 from benchlib.console import fail, say
 from benchlib.paths import DEFAULT_RESULTS
 
@@ -18,7 +19,9 @@ def register(sub):
                    help="case (1-18) for the latency-curve and over-time figures "
                         "(default: the heaviest case in the run)")
     add_reference_option(p)
-    p.set_defaults(func=lambda args: report(args.run_id, args.results_dir, args.timeline_case, args.reference))
+    add_slo_option(p)
+    p.set_defaults(func=lambda args: report(args.run_id, args.results_dir, args.timeline_case, args.reference,
+                                            parse_slo(args.slo)))
 
 
 def add_reference_option(p) -> None:
@@ -27,13 +30,28 @@ def add_reference_option(p) -> None:
                         "the study's pair, aspnet and express, in the run, else the run's first framework)")
 
 
-def report(run_id, results_dir: Path, timeline_case, reference: str | None = None) -> None:
+def add_slo_option(p) -> None:
+    # Read as text and checked by parse_slo, so a bad value is one line, not argparse's usage.
+    p.add_argument("--slo", metavar="pNN:MS", default=slo.DEFAULT,
+                   help="the latency objective of a latency run's report: percentile NN (50, 90, 95, 99 or "
+                        f"99.9) at most MS milliseconds (default: {slo.DEFAULT})")
+
+
+def parse_slo(text: str) -> slo.Objective:
+    try:
+        return slo.parse(text)
+    except slo.BadObjective as e:
+        fail(str(e))
+
+
+def report(run_id, results_dir: Path, timeline_case, reference: str | None = None,
+           objective: slo.Objective | None = None) -> None:
     # Imported here so the other subcommands do not pay for pandas and matplotlib.
     from analysis.report import UnknownReference, write_report
     from benchlib.results import ResultFileError, find_run
 
     try:
-        out = write_report(find_run(results_dir, run_id), timeline_case, reference)
+        out = write_report(find_run(results_dir, run_id), timeline_case, reference, objective)
     except (ResultFileError, UnknownReference) as e:
         fail(f"cannot write the report: {e}")
     say(f"report: {out / 'index.html'}")

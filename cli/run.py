@@ -2,13 +2,14 @@
 import argparse
 from pathlib import Path
 
+from analysis import slo
 from benchlib.apps import select
 from benchlib.cases import STUDY_PAIR
 from benchlib.console import UserError, fail, say
 from benchlib.engines import parse_endpoints
 from benchlib.paths import results_root
 from cli.engine import add_load_options
-from cli.report import add_reference_option, report
+from cli.report import add_reference_option, add_slo_option, parse_slo, report
 from collect.matrix import MatrixRequest, run_matrix
 from collect.profiles import PROFILES
 
@@ -58,6 +59,7 @@ def register(sub):
     p.add_argument("--results-dir", type=Path, metavar="DIR",
                    help="where runs are written (default: $TESTBED_RESULTS, else results/)")
     add_reference_option(p)
+    add_slo_option(p)
     p.set_defaults(func=run)
 
 
@@ -75,16 +77,18 @@ def check_reference(args) -> None:
 
 def run(args) -> int:
     check_reference(args)
+    goal = parse_slo(args.slo)  # a bad --slo fails now, before anything is measured
     code, run_dir = run_matrix(MatrixRequest(
         args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
         args.cases, args.iterations, args.budget_min, args.pin, args.seed, args.resume,
         parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl))
     if code == 0:
         try:
-            report(run_dir.name, run_dir.parent, None, args.reference)
+            report(run_dir.name, run_dir.parent, None, args.reference, goal)
         except UserError as e:  # the measurements are complete either way; say how to retry
             say(f"run: the report could not be written ({e}); retry with "
                 f"./testbed report {run_dir.name} --results-dir {run_dir.parent}"
-                + (f" --reference {args.reference}" if args.reference else ""))
+                + (f" --reference {args.reference}" if args.reference else "")
+                + (f" --slo {args.slo}" if args.slo != slo.DEFAULT else ""))
     say(f"run: results in {run_dir}")
     return code

@@ -3,9 +3,10 @@ its figures (benchlib/results.LATENCY_COLUMNS, window_s to validity_reasons) fro
 schedule and the samplers.
 
 - **valid**: JMeter held the schedule and every figure could be computed.
-- **bound**: JMeter could not hold the rate (more than LOADGEN_LATE_SHARE of the arrivals sent
-  late by JMeter itself, or the machine busy with the load generator holding a share of it, as in
-  collect/validity.py): the latencies are JMeter's as much as the server's; not judged.
+- **bound**: JMeter's own lag set the latencies as much as the server did (the 99th percentile of
+  the time JMeter held arrivals that a thread had in time above LAG_MS and above LAG_SHARE of the
+  measured p99), or the machine was busy with the load generator holding a share of it, as in
+  collect/validity.py; not judged.
 - **invalid**: nothing was sent, a request failed, or the window is unknown.
 
 `saturated` is a result, not a fault: the server could not keep up with the rate (its pool of
@@ -20,9 +21,14 @@ from collect.validity import LOADGEN_SHARE_PCT, MACHINE_BUSY_PCT
 # An arrival sent more than this after its intended time is late (a few ms is the scheduler's and
 # the JVM's own jitter on a loaded 2-core machine).
 LATE_MS = 10
-# JMeter's own lateness (an arrival in a thread's hands in time, sent late) beyond this share of the
-# arrivals: JMeter did not hold the rate.
-LOADGEN_LATE_SHARE = 0.01
+# JMeter's own lag (an arrival in a thread's hands in time, sent late): on a shared machine a few
+# arrivals in a hundred are always held 10-30 ms while the JVM waits for a core. What matters is
+# whether that lag is what the latencies show: its p99 must stay under LAG_MS or under LAG_SHARE of
+# the measured p99 (then at least 90 % of the p99 is the server's). A share-of-arrivals rule (1 % late)
+# was tried first: it failed 108 of 120 measurements, among them saturated ones whose seconds of
+# queueing dwarfed 20 ms of lag, while passing none at low rates, where the lag is the p99.
+LAG_MS = 10
+LAG_SHARE = 0.10
 # Arrivals late because every pool thread was busy, beyond this share: the server fell behind.
 POOL_LATE_SHARE = 0.01
 SATURATED_SENT = 0.95
@@ -30,8 +36,8 @@ PERCENTILES = (("p50_ms", 50), ("p90_ms", 90), ("p95_ms", 95), ("p99_ms", 99), (
 
 THRESHOLDS = {
     "late": f"sent more than {LATE_MS} ms after the intended time",
-    "bound": f"late_loadgen (taken by a thread in time, sent late by JMeter) above {LOADGEN_LATE_SHARE:.0%} "
-             f"of the scheduled arrivals, or the machine ≥ {MACHINE_BUSY_PCT:g} % of all cores busy with "
+    "bound": f"JMeter's own lag (taken by a thread in time, sent late), at its p99, above {LAG_MS} ms and above "
+             f"{LAG_SHARE:.0%} of the measured p99 latency, or the machine ≥ {MACHINE_BUSY_PCT:g} % of all cores busy with "
              f"the load generator ≥ {LOADGEN_SHARE_PCT:g} % of them",
     "invalid": "no arrival sent, a failed request, or no window",
     "saturated": f"arrivals late because every pool thread was busy above {POOL_LATE_SHARE:.0%} of the "
@@ -75,6 +81,7 @@ def figures(samples: list[dict], scheduled: int, window_s: float, stats: dict, c
     # Taken by a free thread in time (or late by the pool) and then held by JMeter itself.
     late_loadgen = sum(1 for t, i, p in zip(start, intended, picked) if t - max(i, p) > LATE_MS)
     late_pool = sum(1 for i, p in zip(intended, picked) if p - i > LATE_MS)
+    lag = [t - max(i, p) for t, i, p in zip(start, intended, picked)]
     latency = [int(s["timeStamp"]) + int(s["elapsed"]) - int(s["intended_ms"]) for s in samples]
     row = {"window_s": window_s, "scheduled": scheduled, "sent": sent, "completed": sent, "errors": errors,
            "achieved_rps": round(sent / window_s, 3), "late": late, "late_loadgen": late_loadgen,
@@ -87,7 +94,7 @@ def figures(samples: list[dict], scheduled: int, window_s: float, stats: dict, c
     row["machine_cpu_pct"] = round(sum(busy) / cores, 1) if busy else None
     row["saturated"] = bool(scheduled) and (late_pool > POOL_LATE_SHARE * scheduled
                                             or sent < SATURATED_SENT * scheduled)
-    invalid, bound = reasons_invalid(row), reasons_bound(row, loadgen, cores)
+    invalid, bound = reasons_invalid(row), reasons_bound(row, percentiles(lag)[3], loadgen, cores)
     row["validity"] = "invalid" if invalid else "bound" if bound else "valid"
     row["validity_reasons"] = ";".join(invalid + bound)
     return row
@@ -101,11 +108,12 @@ def reasons_invalid(row: dict) -> list[str]:
     return [f"errors: {row['errors']} of {row['sent']} requests failed"] if row["errors"] else []
 
 
-def reasons_bound(row: dict, loadgen: float | None, cores: int) -> list[str]:
+def reasons_bound(row: dict, lag_p99: float | None, loadgen: float | None, cores: int) -> list[str]:
     found = []
-    if row["late_loadgen"] > LOADGEN_LATE_SHARE * row["scheduled"]:
-        found.append(f"late_loadgen: {row['late_loadgen']} of {row['scheduled']} arrivals sent more than "
-                     f"{LATE_MS} ms late by JMeter itself (bound above {LOADGEN_LATE_SHARE:.0%})")
+    if lag_p99 is not None and row["p99_ms"] is not None and lag_p99 > max(LAG_MS, LAG_SHARE * row["p99_ms"]):
+        found.append(f"loadgen_lag: JMeter held arrivals {lag_p99:.0f} ms at its p99, against a p99 latency of "
+                     f"{row['p99_ms']:.0f} ms (bound above {LAG_MS} ms and {LAG_SHARE:.0%} of it; "
+                     f"{row['late_loadgen']} arrivals over {LATE_MS} ms)")
     share = loadgen / cores if loadgen is not None else None
     if (row["machine_cpu_pct"] or 0) >= MACHINE_BUSY_PCT and (share or 0) >= LOADGEN_SHARE_PCT:
         found.append(f"machine: {row['machine_cpu_pct']:.0f} % of all cores busy, the load generator "
@@ -115,6 +123,6 @@ def reasons_bound(row: dict, loadgen: float | None, cores: int) -> list[str]:
 
 def protocol() -> dict:
     return {"thresholds": THRESHOLDS,
-            "numbers": {"late_ms": LATE_MS, "loadgen_late_share": LOADGEN_LATE_SHARE,
+            "numbers": {"late_ms": LATE_MS, "lag_ms": LAG_MS, "lag_share": LAG_SHARE,
                         "pool_late_share": POOL_LATE_SHARE, "saturated_sent": SATURATED_SENT,
                         "machine_busy_pct": MACHINE_BUSY_PCT, "loadgen_share_pct": LOADGEN_SHARE_PCT}}

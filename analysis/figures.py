@@ -380,6 +380,10 @@ def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label:
             ax.plot(x[~saturated], y[~saturated], "o", color=colour(run, arm), markersize=5)
             ax.plot(x[saturated], y[saturated], "o", color=colour(run, arm), markersize=7, markerfacecolor="white",
                     markeredgewidth=1.8)
+            # Where every round was bound, the bound rounds' upper end: the server's latency was at most that.
+            upper = np.where(measured, np.nan, mine[f"{p}_upper"].to_numpy(dtype=float)) \
+                if f"{p}_upper" in mine else np.full_like(y, np.nan)
+            ax.plot(x, upper, "v", color=colour(run, arm), markersize=7, markerfacecolor="white", alpha=0.8)
     ax.axhline(objective.ms, color="#c0392b", linewidth=1.2, linestyle="-.", label=f"objective: {objective}")
     capacity = part["capacity_rps"].dropna()
     if not capacity.empty:
@@ -389,7 +393,7 @@ def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label:
     # JMeter times whole milliseconds, so a percentile or an interval's end can be 0, which a log
     # axis cannot show: the axis stops just below the smallest positive value, and such a bar runs
     # off its bottom.
-    shown = part[[f"{p}_{end}" for p in styles for end in ("ms", "low")]].to_numpy(dtype=float)
+    shown = part[[c for p in styles for c in (f"{p}_ms", f"{p}_low", f"{p}_upper") if c in part]].to_numpy(dtype=float)
     shown = shown[np.isfinite(shown) & (shown > 0)]
     if shown.size:
         ax.set_ylim(bottom=shown.min() / 1.6)
@@ -401,6 +405,7 @@ def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label:
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the axes: curves fill them
     bottom = footnote(fig, "Percentiles of the usable rounds' samples pooled, with 95 % bootstrap intervals "
                            "(samples resampled within each round); ○ hollow: saturated, the server could not keep "
-                           "up with the rate in at least one round; a rate with no usable round has no point; a bar "
-                           "running off the bottom reaches 0 ms.")
+                           "up with the rate in at least one round; ▽ where every round was bound (JMeter's lag in its "
+                           "latencies), the upper end of their interval: the server's latency was at most that; a "
+                           "rate with no usable round has no point; a bar running off the bottom reaches 0 ms.")
     return save(fig, path, bottom)

@@ -4,8 +4,11 @@ samples with bootstrap intervals, the reference / other ratio of each percentile
 and per framework and case the rates at which a latency objective (analysis/slo.py) held.
 
 Which measurements count: those collect judged `valid` (a `bound` one is a rate JMeter could not
-hold, an `invalid` one could not be computed: both are left out and counted; a `saturated` one is
-the server not keeping up, a result, so it counts and is marked).
+hold, an `invalid` one could not be computed: both are left out of the percentiles and counted; a
+`saturated` one is the server not keeping up, a result, so it counts and is marked). A `bound`
+measurement still bounds the server's latency from above (JMeter's lag only adds to a latency
+counted from the intended time), so `<p>_upper` is the upper end of the interval over the valid
+and bound rounds pooled, and the latency objective may hold on it: "held, as an upper bound".
 
 Latency is each request's completion minus its **intended** send time (timeStamp + elapsed -
 intended_ms), so a request sent late because every thread was busy counts its wait.
@@ -21,6 +24,7 @@ Resampling draws multinomial counts over the distinct latencies (JMeter writes w
 milliseconds, so there are few), which is the same as resampling the samples and much cheaper.
 Seeded per cell, so a report is the same every time it is written.
 """
+import re
 import zlib
 
 import numpy as np
@@ -37,19 +41,23 @@ LEVEL = 0.95
 SEED = 26  # the issue's number; each cell's stream is this and the cell's name
 CHUNK = 100  # replicates drawn at once, so a cell with many distinct latencies stays small in memory
 USABLE = "valid"
+CHECK_NAME = re.compile(r"(?:^|;)\s*([a-z_]+):")
+BOUND = "bound"  # JMeter's lag is in its latencies: they are upper bounds of the server's
 TEXT = {"framework", "api", "saturated", "validity", "validity_reasons"}
 CELL = ["api", "case", "requests", "rows", "joins", "step"]
 COLUMNS = [*CELL, "fraction", "target_rps", "capacity_rps", "framework", "rounds", "left_out",
            "left_out_reasons", "left_out_checks", "samples", "scheduled", "achieved_rps", "late", "late_loadgen", "dropped",
            "saturated",
            *(f"{p}_{part}" for p in QUANTILES for part in ("ms", "low", "high")),
-           "reference", *(f"ratio_{p}{part}" for p in QUANTILES for part in ("", "_low", "_high"))]
+           "reference", *(f"ratio_{p}{part}" for p in QUANTILES for part in ("", "_low", "_high")),
+           "upper_rounds", *(f"{p}_upper" for p in QUANTILES)]
 SLO_COLUMNS = ["api", "case", "requests", "rows", "joins", "framework", "objective", "held_up_to_rps",
                "held_up_to_step", "first_not_held_rps", "first_not_held_step", "first_not_held",
-               "first_not_held_ms", "first_not_held_low", "first_not_held_high"]
+               "first_not_held_ms", "first_not_held_low", "first_not_held_high", "held_as_upper_bound"]
 # Why the first rate that did not hold did not: its interval wholly above the objective, across it,
-# or no usable measurement there.
-EXCEEDED, UNDECIDED, UNMEASURED = "exceeded", "not shown to hold", "not measured"
+# above it only with JMeter's lag in it (bound rounds alone), or no usable measurement there.
+EXCEEDED, UNDECIDED, LOADGEN, UNMEASURED = "exceeded", "not shown to hold", "not judged: load generator", \
+    "not measured"
 
 
 def measurements(run: Run) -> pd.DataFrame | None:
@@ -152,6 +160,7 @@ def table(run: Run, wanted: str | None = None) -> pd.DataFrame | None:
             for p, q in QUANTILES.items():
                 record[f"{p}_ms"] = float(np.percentile(pooled, q * 100, method="weibull"))
                 record[f"{p}_low"], record[f"{p}_high"] = ends(reps[p])
+        record.update(upper_bounds(run, group, key, record))
         records.append(record)
     out = pd.DataFrame.from_records(records).reindex(columns=COLUMNS)
     add_ratios(out, replicates, ref)
@@ -161,10 +170,25 @@ def table(run: Run, wanted: str | None = None) -> pd.DataFrame | None:
                            s.map({"rest": 0, "graphql": 1}) if s.name == "api" else s).reset_index(drop=True)
 
 
+def upper_bounds(run: Run, group: pd.DataFrame, key, record: dict) -> dict:
+    """upper_rounds and <p>_upper: the upper end of each percentile's interval over the valid and
+    bound rounds pooled (the valid ones' own when no round was bound)."""
+    bounded = group[group["validity"].isin([USABLE, BOUND])].sort_values("round")
+    if not (bounded["validity"] == BOUND).any():
+        return {"upper_rounds": len(bounded), **{f"{p}_upper": record.get(f"{p}_high") for p in QUANTILES}}
+    samples = [s for s in (latencies(run, r) for r in bounded.itertuples(index=False)) if s.size]
+    if not samples:
+        return {"upper_rounds": 0}
+    reps = bootstrap(samples, cell_seed(*key, BOUND))
+    return {"upper_rounds": len(bounded), **{f"{p}_upper": ends(reps[p])[1] for p in QUANTILES}}
+
+
 def checks(row) -> list[str]:
-    """The names of the checks a measurement failed (`late_loadgen: 24 of …;machine: …` -> late_loadgen,
-    machine), for the report's flags; the reasons in full stay in left_out_reasons."""
-    return list(dict.fromkeys(r.split(":")[0].strip() for r in row.validity_reasons.split(";") if r.strip()))
+    """The names of the checks a measurement failed (`loadgen_lag: … (…; 24 arrivals …);machine: …` ->
+    loadgen_lag, machine), for the report's flags; the reasons in full stay in left_out_reasons. A name
+    is what opens a reason; runs recorded before collect kept ';' out of a reason's text have one
+    inside the loadgen_lag reason, so the text between ';' is not a name unless it opens with one."""
+    return list(dict.fromkeys(CHECK_NAME.findall(row.validity_reasons)))
 
 
 def truthy(column: pd.Series) -> pd.Series:
@@ -191,21 +215,25 @@ def add_ratios(out: pd.DataFrame, replicates: dict, ref: str | None) -> None:
 
 def slo(latency: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """Per API, case and framework: the highest rate up to which the objective held at every rate
-    (the upper end of the percentile's interval at or below it), and the first rate where it did
-    not, with why (EXCEEDED, UNDECIDED, UNMEASURED) and its percentile there."""
+    (the upper end of the percentile's interval at or below it: over the valid rounds, else over
+    the valid and bound ones, an upper bound, which `held_as_upper_bound` says), and the first rate
+    where it did not, with why (EXCEEDED, UNDECIDED, LOADGEN, UNMEASURED) and its percentile there."""
     p = objective.column
     records = []
     for (api, case, requests, rows_, joins, framework), group in latency.groupby(
             ["api", "case", "requests", "rows", "joins", "framework"], sort=False):
         record = {"api": api, "case": case, "requests": requests, "rows": rows_, "joins": joins,
-                  "framework": framework, "objective": str(objective)}
+                  "framework": framework, "objective": str(objective), "held_as_upper_bound": False}
         for row in group.sort_values("step").itertuples(index=False):
-            high, low = getattr(row, f"{p}_high"), getattr(row, f"{p}_low")
+            high, low, upper = (getattr(row, f"{p}_{part}") for part in ("high", "low", "upper"))
             if pd.notna(high) and high <= objective.ms:
                 record.update(held_up_to_rps=row.target_rps, held_up_to_step=row.step)
                 continue
+            if pd.isna(high) and pd.notna(upper) and upper <= objective.ms:
+                record.update(held_up_to_rps=row.target_rps, held_up_to_step=row.step, held_as_upper_bound=True)
+                continue
             record.update(first_not_held_rps=row.target_rps, first_not_held_step=row.step,
-                          first_not_held=UNMEASURED if pd.isna(high) else
+                          first_not_held=(LOADGEN if pd.notna(upper) else UNMEASURED) if pd.isna(high) else
                           EXCEEDED if low > objective.ms else UNDECIDED,
                           first_not_held_ms=getattr(row, f"{p}_ms"), first_not_held_low=low,
                           first_not_held_high=high)

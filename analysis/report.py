@@ -924,9 +924,11 @@ def fmt_ms(value) -> str:
 
 
 def latency_ci(row, p: str) -> str:
-    """`18 ms [15, 22]`, or – without a usable round."""
+    """`18 ms [15, 22]`; without a valid round, `≤ 40 ms (bound)` from the bound rounds' upper end
+    (JMeter's lag only adds to a latency counted from the intended time), else –."""
     if not row["samples"]:
-        return "–"
+        upper = row.get(f"{p}_upper")
+        return "–" if upper is None or pd.isna(upper) else f"≤ {fmt_ms(upper)} ms (bound)"
     return f"{fmt_ms(row[f'{p}_ms'])} ms [{fmt_ms(row[f'{p}_low'])}, {fmt_ms(row[f'{p}_high'])}]"
 
 
@@ -963,8 +965,9 @@ def latency_section(doc: Doc, run: Run, rates: pd.DataFrame, held: pd.DataFrame,
             doc.figure(path, f"{'REST' if api == 'rest' else 'GraphQL'}, {label}: p50 and p99 against the "
                              f"arrival rate, 95 % bootstrap intervals, the objective {objective}.")
             doc.table(latency_rows(run, rows, objective), f"{'REST' if api == 'rest' else 'GraphQL'}, {label}: per "
-                      "rate and framework, percentiles of the pooled usable rounds [95 % bootstrap interval]; "
-                      "achieved rate, late and dropped arrivals summed over those rounds (tables/latency.csv)")
+                      "rate and framework, percentiles of the pooled usable rounds [95 % bootstrap interval], or, "
+                      "where every round was bound, ≤ the upper end of the bound rounds' interval; "
+                      "achieved rate, late and dropped arrivals summed over the usable rounds (tables/latency.csv)")
             doc.para(" ".join(t for t in (at_rate_text(run, rows, objective),
                                           held_text(run, held[(held["api"] == api) & (held["case"] == case)],
                                                     objective)) if t))
@@ -1027,21 +1030,28 @@ def held_text(run: Run, held: pd.DataFrame, objective: slo.Objective) -> str:
     out = []
     for r in held.itertuples(index=False):
         name, there = run.display_name(r.framework), rate_text(r.first_not_held_rps)
+        # A bound round's latencies carry JMeter's lag: under the objective even so, the server was.
+        bound_note = " (at some rates as an upper bound: rounds with JMeter's lag in them)" \
+            if r.held_as_upper_bound is True else ""
         value = (f" ({slo.label(objective.column)} {fmt_ms(r.first_not_held_ms)} ms "
                  f"[{fmt_ms(r.first_not_held_low)}, {fmt_ms(r.first_not_held_high)}])")
         if pd.isna(r.first_not_held_rps):
-            out.append(f"{name} held {objective} at every rate measured, up to {rate_text(r.held_up_to_rps)}.")
+            out.append(f"{name} held {objective} at every rate measured, up to {rate_text(r.held_up_to_rps)}"
+                       + bound_note + ".")
             continue
         if pd.isna(r.held_up_to_rps):
             out.append({latency.EXCEEDED: f"{name} did not hold {objective} even at the lowest rate, {there}{value}.",
                         latency.UNDECIDED: f"{name} was not shown to hold {objective} even at the lowest rate, "
                                            f"{there}{value}: its interval spans the objective.",
+                        latency.LOADGEN: f"{name} was not judged against {objective}: at the lowest rate, {there}, "
+                                         "only rounds JMeter's lag was in, and not under it even so.",
                         latency.UNMEASURED: f"{name} was not judged against {objective}: no usable round at the "
                                             f"lowest rate, {there}."}[r.first_not_held])
             continue
-        out.append(f"{name} held {objective} up to {rate_text(r.held_up_to_rps)}; " + {
+        out.append(f"{name} held {objective} up to {rate_text(r.held_up_to_rps)}" + bound_note + "; " + {
             latency.EXCEEDED: f"exceeded at {there}{value}.",
             latency.UNDECIDED: f"not shown to hold at {there}{value}: its interval spans the objective.",
+            latency.LOADGEN: f"not judged from {there} on: only rounds JMeter's lag was in, and not under it even so.",
             latency.UNMEASURED: f"not judged from {there} on: no usable round there."}[r.first_not_held])
     return " ".join(out)
 

@@ -116,8 +116,9 @@ def test_cli_without_run_id_reports_the_latest_run(results):
     # figure per API and case, and the closed round's own.
     assert figures == {f"{name}.png" for name in (
         *(f"latency_rate_{api}_case{case:02d}" for api in ("rest", "graphql") for case in (1, 18)),
-        *(f"{name}_{api}" for api in ("rest", "graphql") for name in ("answer_aspnet_vs_express", "ceiling",
-                                                                      "cpu_per_request", "percentiles")),
+        *(f"{name}_{api}" for api in ("rest", "graphql") for name in ("ceiling", "cpu_per_request", "percentiles")),
+        # Its closed round's GraphQL items have no pair that both frameworks passed: no GraphQL answer.
+        "answer_aspnet_vs_express_rest",
         "figure14_rest_cpu_peak_pct", "figure15_rest_rss_peak_mb", "figure16_rest_mean_ms",
         "figure17_graphql_cpu_peak_pct", "figure18_graphql_rss_peak_mb", "figure19_graphql_mean_ms",
         "latency_curve_graphql_case18", "timeline_graphql_case18")}

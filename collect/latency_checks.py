@@ -112,7 +112,7 @@ def reasons_bound(row: dict, lag_p99: float | None, loadgen: float | None, cores
     found = []
     if lag_p99 is not None and row["p99_ms"] is not None and lag_p99 > max(LAG_MS, LAG_SHARE * row["p99_ms"]):
         found.append(f"loadgen_lag: JMeter held arrivals {lag_p99:.0f} ms at its p99, against a p99 latency of "
-                     f"{row['p99_ms']:.0f} ms (bound above {LAG_MS} ms and {LAG_SHARE:.0%} of it; "
+                     f"{row['p99_ms']:.0f} ms (bound above {LAG_MS} ms and {LAG_SHARE:.0%} of it, "
                      f"{row['late_loadgen']} arrivals over {LATE_MS} ms)")
     share = loadgen / cores if loadgen is not None else None
     if (row["machine_cpu_pct"] or 0) >= MACHINE_BUSY_PCT and (share or 0) >= LOADGEN_SHARE_PCT:

@@ -26,8 +26,11 @@ from compose_files import (COMPOSE, VARIABLE, build_context, cnf_options, contex
 
 RUNNER = ROOT / "docker" / "jmeter" / "run-matrix.sh"
 # DESIGN §6: default ports, in the containers too; MySQL on its own default inside its network.
-DESIGN_PORTS = {"aspnet": 5000, "express": 3000}
-API_SERVICES = {"aspnet": "aspnet-api", "express": "express-api"}
+# Fastify's, the third framework's, is its own manifest's and README's (§6 names the study's pair).
+DESIGN_PORTS = {"aspnet": 5000, "express": 3000, "fastify": 3100}
+API_SERVICES = {"aspnet": "aspnet-api", "express": "express-api", "fastify": "fastify-api"}
+# The frameworks the runner measures unless FRAMEWORKS says otherwise: the study's pair.
+STUDY_PAIR = ["aspnet", "express"]
 MYSQL_PORT = 3306
 # Options of db/my.cnf that docker/mysql/my.cnf leaves out on purpose (explained in its header).
 MYSQL_LEFT_OUT = {"bind_address", "port", "query_cache_type", "query_cache_size"}
@@ -45,6 +48,11 @@ def by_manifest() -> dict:
     return found
 
 
+def default_frameworks() -> list[str]:
+    """The jmeter service's FRAMEWORKS as compose sets it from .env.example."""
+    return services()["jmeter"]["environment"]["FRAMEWORKS"].split(",")
+
+
 def run_runner(tmp_path, path=None, **env) -> subprocess.CompletedProcess:
     """docker/jmeter/run-matrix.sh outside Docker: the jmeter service's environment, this
     interpreter over this checkout (as the image mounts it at /testbed), the id files, `env` on top."""
@@ -58,12 +66,12 @@ def run_runner(tmp_path, path=None, **env) -> subprocess.CompletedProcess:
 # ---------------------------------------------------------------- the compose file
 
 def test_compose_file_parses_and_defines_the_whole_testbed():
-    assert set(services()) == {"mysql", "seed", "aspnet-api", "express-api", "jmeter"}
+    assert set(services()) == {"mysql", "seed", "aspnet-api", "express-api", "fastify-api", "jmeter"}
     assert services()["mysql"]["image"].startswith("mysql:8.4."), "the study's database is MySQL"
     assert services()["jmeter"]["profiles"] == ["bench"], "the runner must not start on `up`"
 
 
-def test_both_manifests_exist_and_have_a_service():
+def test_every_api_manifest_exists_and_has_a_service():
     found = by_manifest()
     missing = set(API_SERVICES) - set(found)
     assert not missing, f"no framework.json (or no compose service built from it) for {missing}"
@@ -104,19 +112,36 @@ def test_jmeter_targets_are_the_api_services_and_manifests():
                             list(served_apis(manifest)))
                 for framework, (manifest, service, _) in by_manifest().items()}
     assert targets() == expected
-    depends = services()["jmeter"]["depends_on"]
-    assert all(depends[s]["condition"] == "service_healthy" for s in API_SERVICES.values())
+    assert set(targets()) == set(API_SERVICES)
 
 
-def test_both_apis_get_the_same_limits_from_one_place():
+def test_the_runner_defaults_to_the_study_pair_and_waits_for_its_apis():
+    """FRAMEWORKS defaults to the study's pair (.env.example agrees); the runner waits until their
+    services are healthy and probes them. Another framework (FRAMEWORKS=aspnet,express,fastify)
+    is started by `docker compose up`, not by the runner's dependencies."""
+    assert default_frameworks() == STUDY_PAIR
+    assert env_example()["FRAMEWORKS"] == ",".join(STUDY_PAIR)
+    jmeter_service = services()["jmeter"]
+    depends = jmeter_service["depends_on"]
+    assert all(depends[API_SERVICES[f]]["condition"] == "service_healthy" for f in STUDY_PAIR)
+    probe = " ".join(jmeter_service["healthcheck"]["test"])
+    for framework in STUDY_PAIR:
+        host, port, _ = targets()[framework]
+        assert f"/dev/tcp/{host}/{port}" in probe, framework
+    others = {API_SERVICES[f] for f in API_SERVICES if f not in STUDY_PAIR}
+    assert others and not others & set(depends), "only the default frameworks' APIs are awaited"
+    assert all("profiles" not in services()[s] for s in others), "`docker compose up` starts them"
+
+
+def test_every_api_gets_the_same_limits_from_one_place():
     limited = [services()[s] for s in API_SERVICES.values()]
     keys = ("cpus", "mem_limit", "memswap_limit")
     assert all(s.get(k) not in (None, "") for s in limited for k in keys)
-    assert [{k: s[k] for k in keys} for s in limited] == [{k: limited[0][k] for k in keys}] * 2
+    assert [{k: s[k] for k in keys} for s in limited] == [{k: limited[0][k] for k in keys}] * len(limited)
     text = COMPOSE.read_text()
     assert len(re.findall(r"^\s+cpus:", text, re.M)) == 1, "set cpus only in x-api-limits"
     assert len(re.findall(r"^\s+mem_limit:", text, re.M)) == 1, "set mem_limit only in x-api-limits"
-    assert text.count("<<: *api-limits") == 2
+    assert text.count("<<: *api-limits") == len(API_SERVICES)
 
 
 def test_every_service_has_a_healthcheck():
@@ -215,14 +240,17 @@ def test_every_file_a_dockerfile_copies_is_in_its_context(dockerfile):
     assert copied, "a Dockerfile that copies nothing from its context"
 
 
-def test_the_express_image_runs_the_node_version_of_the_default_variant():
-    [express] = [f for f in frameworks() if f["name"] == "express"]
-    pinned = express["variants"][0]["settings"]["runtime"].removeprefix("Node.js ")
-    images = {stage["image"] for stage in stages(ROOT / "express-api" / "Dockerfile")}
+@pytest.mark.parametrize("framework", ["express", "fastify"])
+def test_node_api_images_run_the_node_version_of_the_default_variant(framework):
+    [manifest] = [f for f in frameworks() if f["name"] == framework]
+    # The default variant's runtime, or the manifest's where the variant does not restate it.
+    settings = {**manifest["settings"], **manifest["variants"][0].get("settings", {})}
+    pinned = settings["runtime"].removeprefix("Node.js ")
+    images = {stage["image"] for stage in stages(manifest["dir"] / "Dockerfile")}
     assert images == {f"node:{pinned}-bookworm-slim"}
 
 
-@pytest.mark.parametrize("folder", ["express-api", "seed"])
+@pytest.mark.parametrize("folder", ["express-api", "fastify-api", "seed"])
 def test_node_images_receive_every_module_they_import(folder):
     context = ROOT / folder
     sent = context_files(context)
@@ -238,7 +266,10 @@ def test_node_images_receive_every_module_they_import(folder):
         seen.add(module)
         assert module in sent, f"{folder}/{module} is imported but left out of the image"
         source = (context / module).read_text()
-        for spec in re.findall(r"""(?:from|import)\s*\(?\s*['"](\.{1,2}/[^'"]+)['"]""", source):
+        specs = re.findall(r"""(?:from|import)\s*\(?\s*['"](\.{1,2}/[^'"]+)['"]""", source)
+        # Files read beside the module (e.g. graphql/schema.graphql) ship as well.
+        specs += re.findall(r"""new URL\(\s*['"](\.{1,2}/[^'"]+)['"]\s*,\s*import\.meta\.url""", source)
+        for spec in specs:
             todo.append(os.path.normpath(str(PurePosixPath(module).parent / spec)))
     assert len(seen) > 1
 
@@ -268,8 +299,8 @@ def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
     assert result.returncode == 0, result.stderr
     commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
     profile = PROFILES[services()["jmeter"]["environment"]["PROFILE"]]
-    assert len(commands) == 2 * profile.iterations * sum(len(apis) for _, _, apis in targets().values()), \
-        result.stdout
+    assert len(commands) == 2 * profile.iterations * sum(
+        len(apis) for f, (_, _, apis) in targets().items() if f in default_frameworks()), result.stdout
     seen = set()
     for command in commands:
         api = PurePosixPath(command[command.index("-t") + 1]).stem
@@ -284,7 +315,19 @@ def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
         assert command == expected, f"{framework} {api} case {case}"
         seen.add((framework, api, case))
     assert {c for _, _, c in seen} == {1, 18}
+    assert {f for f, _, _ in seen} == set(default_frameworks())
     assert list(tmp_path.iterdir()) == [], "a dry run writes nothing"
+
+
+def test_runner_measures_every_target_when_frameworks_names_them(tmp_path):
+    """FRAMEWORKS=aspnet,express,fastify: each framework's plans against its own service and port."""
+    result = run_runner(tmp_path, DRY_RUN="1", CASES="1", FRAMEWORKS=",".join(API_SERVICES))
+    assert result.returncode == 0, result.stderr
+    commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
+    reached = {(props["host"], int(props["port"])) for props in (
+        dict(arg[2:].split("=", 1) for arg in command if arg.startswith("-J")) for command in commands)}
+    assert reached == {(service, DESIGN_PORTS[f]) for f, service in API_SERVICES.items()}
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_runner_writes_a_standard_run_that_the_report_reads(tmp_path):

@@ -6,9 +6,10 @@ and per framework and case the rates at which a latency objective (analysis/slo.
 Which measurements count: those collect judged `valid` (a `bound` one is a rate JMeter could not
 hold, an `invalid` one could not be computed: both are left out of the percentiles and counted; a
 `saturated` one is the server not keeping up, a result, so it counts and is marked). A `bound`
-measurement still bounds the server's latency from above (JMeter's lag only adds to a latency
-counted from the intended time), so `<p>_upper` is the upper end of the interval over the valid
-and bound rounds pooled, and the latency objective may hold on it: "held, as an upper bound".
+measurement that sent its schedule still bounds the server's latency from above (JMeter's lag
+only adds to a latency counted from the intended time, and its CPU only slows the server), so
+`<p>_upper` is the upper end of the interval over the valid and such bound rounds pooled, and the
+latency objective may hold on it: "held, as an upper bound"; never fail on it.
 
 Latency is each request's completion minus its **intended** send time (timeStamp + elapsed -
 intended_ms), so a request sent late because every thread was busy counts its wait.
@@ -43,6 +44,7 @@ CHUNK = 100  # replicates drawn at once, so a cell with many distinct latencies 
 USABLE = "valid"
 CHECK_NAME = re.compile(r"(?:^|;)\s*([a-z_]+):")
 BOUND = "bound"  # JMeter's lag is in its latencies: they are upper bounds of the server's
+SENT_FOR_BOUND = 0.95  # collect's SATURATED_SENT: below it, the server did not see the scheduled rate
 TEXT = {"framework", "api", "saturated", "validity", "validity_reasons"}
 CELL = ["api", "case", "requests", "rows", "joins", "step"]
 COLUMNS = [*CELL, "fraction", "target_rps", "capacity_rps", "framework", "rounds", "left_out",
@@ -172,8 +174,12 @@ def table(run: Run, wanted: str | None = None) -> pd.DataFrame | None:
 
 def upper_bounds(run: Run, group: pd.DataFrame, key, record: dict) -> dict:
     """upper_rounds and <p>_upper: the upper end of each percentile's interval over the valid and
-    bound rounds pooled (the valid ones' own when no round was bound)."""
-    bounded = group[group["validity"].isin([USABLE, BOUND])].sort_values("round")
+    bound rounds pooled (the valid ones' own when no round was bound). A bound round counts only if
+    it sent at least SENT_FOR_BOUND of its scheduled arrivals: one that sent fewer spared the server
+    part of the traffic, and its latencies bound nothing."""
+    full = (group["validity"] == USABLE) | ((group["validity"] == BOUND)
+                                            & (group["sent"] >= SENT_FOR_BOUND * group["scheduled"]))
+    bounded = group[full].sort_values("round")
     if not (bounded["validity"] == BOUND).any():
         return {"upper_rounds": len(bounded), **{f"{p}_upper": record.get(f"{p}_high") for p in QUANTILES}}
     samples = [s for s in (latencies(run, r) for r in bounded.itertuples(index=False)) if s.size]

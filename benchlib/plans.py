@@ -449,27 +449,27 @@ def measurement_group(n: int, api: str, case: dict, port: int, threads: int, war
         (if_true("once the window has ended", "${STOP}"), tree(*ended)))
 
 
-def write_ids(ids: dict[str, str]):
-    """A setUp group that writes the id files where the remote engine's plan reads them (JMeter
-    does not carry a plan's data files to its engines): under its temporary folder, in a folder
-    named after their content, each file renamed into place once whole."""
-    folder = ids_folder(ids)
+def write_files(files: dict[str, str]):
+    """A setUp group that writes the plan's data files where a remote engine's plan reads them
+    (JMeter does not carry a plan's data files to its engines): under its temporary folder, in a
+    folder named after their content, each file renamed into place once whole."""
+    folder = files_folder(files)
     writes = [(pause(f"write {name}", "0"), tree((groovy(
         "JSR223PreProcessor", f"write {name}",
         f"def dir = new File(System.getProperty('java.io.tmpdir'), '{folder}'); dir.mkdirs(); "
         f"def part = new File(dir, '{name}.part'); part.text = Parameters; "
-        f"part.renameTo(new File(dir, '{name}'))", text), None))) for name, text in ids.items()]
-    return once("SetupThreadGroup", "SetupThreadGroupGui", "write the id files"), tree(*writes)
+        f"part.renameTo(new File(dir, '{name}'))", text), None))) for name, text in files.items()]
+    return once("SetupThreadGroup", "SetupThreadGroupGui", "write the data files"), tree(*writes)
 
 
-def ids_folder(ids: dict[str, str]) -> str:
-    digest = hashlib.sha256("".join(f"{k}\0{v}\0" for k, v in sorted(ids.items())).encode()).hexdigest()
-    return f"testbed-ids-{digest[:16]}"
+def files_folder(files: dict[str, str]) -> str:
+    digest = hashlib.sha256("".join(f"{k}\0{v}\0" for k, v in sorted(files.items())).encode()).hexdigest()
+    return f"testbed-files-{digest[:16]}"
 
 
-def remote_ids_dir(ids: dict[str, str]) -> str:
-    """Where write_ids puts the files, as the engine's plan names them."""
-    return "${__groovy(System.getProperty('java.io.tmpdir'))}/" + ids_folder(ids)
+def remote_folder(files: dict[str, str]) -> str:
+    """Where write_files puts the files, as the engine's plan names them."""
+    return "${__groovy(System.getProperty('java.io.tmpdir'))}/" + files_folder(files)
 
 
 def probe_plan(script: str, jtl) -> str:
@@ -487,12 +487,12 @@ requests back to back: a warm-up (samples labelled 'warmup ...'), then the measu
 response is asserted: status 200 and a body of the expected shape, row count and join."""
 
 
-def batch_plan(title: str, host: str, measurements: list[dict], ids: dict[str, str] | None = None) -> str:
+def batch_plan(title: str, host: str, measurements: list[dict], files: dict[str, str] | None = None) -> str:
     """The plan of one batch against `host`; each measurement is a dict of measurement_group's
-    arguments but n. With `ids` (file name -> text), as on a remote engine, a setUp group first
+    arguments but n. With `files` (file name -> text), as on a remote engine, a setUp group first
     writes the id files there."""
     groups = [measurement_group(n, **m) for n, m in enumerate(measurements, start=1)]
-    setup = [write_ids(ids)] if ids else []
+    setup = [write_files(files)] if files else []
     return test_plan(title, BATCH_COMMENTS, {"HOST": host, **BATCH_VARIABLES}, [], setup + groups, serialize=True)
 
 
@@ -504,12 +504,14 @@ def batch_plan(title: str, host: str, measurements: list[dict], ids: dict[str, s
 # intended time and the instant its thread took it (JMeter's sample_variables), so a late send can
 # be told apart as the pool's (taken late) or JMeter's own (taken in time, sent late).
 OPEN_VARIABLES = ("intended_ms", "picked_ms")
-# Parameters: the group's key, the schedule's end (ms after t0), the file t0 is written to. The
-# first thread to take an arrival sets the group's t0, the instant the schedule's offsets count
-# from. An arrival taken after the schedule's end is not sent (it is `dropped`).
+# Parameters: the group's key, the schedule's end (ms after t0), the file t0 is written to, and t0
+# itself when it is set in advance. Locally the first thread to take an arrival sets the group's t0,
+# the instant the schedule's offsets count from; on remote engines t0 is the measurement's start on
+# the wall clock, the same for every engine, so their shares of the schedule interleave as drawn.
+# An arrival taken after the schedule's end is not sent (it is `dropped`).
 TAKE_ARRIVAL = " ".join([
     "def p = Parameters.split('[|]'); def key = p[0] + 't0'; def end = p[1] as long;",
-    "def t0 = props.get(key);",
+    "def t0 = p.length > 3 ? p[3] : props.get(key);",
     "if (t0 == null) { synchronized (props) { t0 = props.get(key);",
     "if (t0 == null) { t0 = String.valueOf(System.currentTimeMillis()); props.put(key, t0); new File(p[2]).text = t0 } } };",
     "def start = t0 as long; def now = System.currentTimeMillis();",
@@ -520,20 +522,21 @@ TAKE_ARRIVAL = " ".join([
 
 
 def open_group(n: int, api: str, case: dict, port: int, pool: int, schedule, end_ms: int, jtl,
-               window_file, ids_dir, plan_key: str = "testbed.", request=None):
+               ids_dir, window_file=None, start_ms: int | None = None, plan_key: str = "testbed.", request=None):
     """Measurement n of a latency batch: `pool` threads that send the arrivals of `schedule` (a
-    CSV of offsets in ms from the group's t0, which `window_file` receives) at their intended
-    times, until the schedule runs out; every sample goes to `jtl` with OPEN_VARIABLES."""
+    CSV of offsets in ms from the group's t0: `start_ms`, epoch ms, on remote engines; otherwise
+    when its first thread takes an arrival, written to `window_file`) at their intended times,
+    until the schedule runs out; every sample goes to `jtl` with OPEN_VARIABLES."""
     key = f"{plan_key}{n}."
     group = looping_group(f"measurement {n}", str(pool), "0", str(round(end_ms / 1000) + GROUP_BACKSTOP_S))
     http, checks = request or sampler(api, endpoint_key(case["rows"], case["joins"]), str(case["rows"]), str(port))
     take = pause("take the next arrival and wait until its intended time", "0")
+    parameters = f"{key}|{end_ms}|{window_file or ''}" + (f"|{start_ms}" if start_ms is not None else "")
     return group, tree(
         (csv_data_set("arrivals", str(schedule), "offset_ms", "shareMode.group", once=True), None),
         (csv_data_set("comment ids", f"{ids_dir}/comment_ids.csv", "comment_id", "shareMode.group"), None),
         (csv_data_set("user ids", f"{ids_dir}/user_ids.csv", "user_id", "shareMode.group"), None),
-        (take, tree((groovy("JSR223PreProcessor", "the arrival's intended time", TAKE_ARRIVAL,
-                            f"{key}|{end_ms}|{window_file}"), None))),
+        (take, tree((groovy("JSR223PreProcessor", "the arrival's intended time", TAKE_ARRIVAL, parameters), None))),
         (if_true("unless the schedule has ended", "${SEND}"), tree((http, checks), (result_file(jtl), None))))
 
 
@@ -543,10 +546,12 @@ the arrivals of a schedule drawn in advance (Poisson) at their intended times; e
 its intended time (intended_ms). Every response is asserted as in the closed-model plans."""
 
 
-def open_plan(title: str, host: str, measurements: list[dict]) -> str:
+def open_plan(title: str, host: str, measurements: list[dict], files: dict[str, str] | None = None) -> str:
     """The plan of one latency round against `host`; each measurement is a dict of open_group's
-    arguments but n."""
+    arguments but n. With `files` (file name -> text: the id files and the schedules), as on a
+    remote engine, a setUp group first writes them there."""
     groups = [open_group(n, **m) for n, m in enumerate(measurements, start=1)]
+    setup = [write_files(files)] if files else []
     # PHASE: the closed-model plans prefix warm-up labels with it; here every sample is labelled
     # by its request alone (the window is chosen by intended time).
-    return test_plan(title, OPEN_COMMENTS, {"HOST": host, "PHASE": ""}, [], groups, serialize=True)
+    return test_plan(title, OPEN_COMMENTS, {"HOST": host, "PHASE": ""}, [], setup + groups, serialize=True)

@@ -22,6 +22,21 @@ def offsets(rate_rps: float, length_ms: int, seed: str) -> list[int]:
         out.append(round(t))
 
 
-def write(path: Path, times: list[int]) -> None:
+def text(times: list[int]) -> str:
     """The schedule file a latency group reads (benchlib/plans.open_group): a header, one offset a line."""
-    path.write_text("offset_ms\n" + "".join(f"{t}\n" for t in times))
+    return "offset_ms\n" + "".join(f"{t}\n" for t in times)
+
+
+def write(path: Path, times: list[int]) -> None:
+    path.write_text(text(times))
+
+
+def shares(times: list[int], pools: list[int]) -> list[list[int]]:
+    """The schedule divided among load engines whose pools are `pools`: every k-th arrival to each of
+    the k engines that have a thread (an engine without one gets none). Each share is itself a
+    Poisson process at 1/k of the rate, and together they are the schedule, arrival for arrival."""
+    active = [i for i, pool in enumerate(pools) if pool]
+    out = [[] for _ in pools]
+    for j, i in enumerate(active):
+        out[i] = times[j::len(active)]
+    return out

@@ -185,12 +185,17 @@ def start(batch: Batch, host: str, profile: Profile, launcher: str, targets: dic
 def start_remote(batch: Batch, host: str, profile: Profile, launcher: str, targets: dict[str, int],
                  engines: "remote.Engines") -> None:
     """One controller per engine, each with its plan (its share of the threads, the shared start
-    times), then the samplers on `targets` and on the controllers, which spend this machine's CPU
-    on receiving the samples."""
+    times), then the samplers."""
     batch.warmup_s, batch.duration_s = profile.warmup_s, profile.duration_s
     batch.starts = remote.schedule(len(batch.slots), profile.warmup_s, profile.duration_s)
     batch.controllers = remote.launch(batch.folder, f"batch {batch.folder.name}", host,
                                       measurements(batch, profile), batch.starts, engines, launcher)
+    sample_remote(batch, targets)
+
+
+def sample_remote(batch: Batch, targets: dict[str, int]) -> None:
+    """The samplers on `targets` and on the batch's controllers, which spend this machine's CPU on
+    receiving the samples."""
     batch.raw.mkdir()
     batch.samplers = Samplers({**targets, **{f"controller:{i + 1}": wait_for_named(c.proc.pid, "java")
                                              for i, c in enumerate(batch.controllers)}}, batch.raw, batch.t0)

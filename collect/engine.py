@@ -26,6 +26,7 @@ from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SU
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
 from collect import ceiling, extra_passes, latency, pinning, remote
+from collect.remote import EngineLost
 from collect.rounds import Rounds
 from collect.batch import Batch, Slot
 from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, judge, log_tail, new_record,
@@ -40,10 +41,6 @@ READY_TIMEOUT_S = 90
 
 class DatabaseDown(Exception):
     """The database stopped answering: the run stops, resumable, rather than record garbage."""
-
-
-class EngineLost(Exception):
-    """A load engine stopped answering or refused a batch: the run stops, resumable."""
 
 
 class AppFailed(Exception):

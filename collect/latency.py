@@ -23,7 +23,7 @@ from benchlib.files import write_json
 from benchlib.paths import IDS
 from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
                               latency_jtl, summary_rows)
-from collect import arrivals, item_stats, latency_checks
+from collect import arrivals, item_stats, latency_checks, remote
 from collect import batch as batches
 from collect.batch import Batch, Slot
 
@@ -43,6 +43,7 @@ ARRIVALS = ("Python draws each measurement's Poisson schedule (seeded from the r
             "arrival's intended time, and each sample records that time (intended_ms), so an arrival "
             "sent late because every thread was busy counts its latency from when it was intended")
 SAMPLE_VARIABLES = ",".join(plans.OPEN_VARIABLES)
+PROPERTIES = {"sample_variables": SAMPLE_VARIABLES}
 
 
 def capacities(engine) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
@@ -155,23 +156,27 @@ def run_round(engine, todo: list[dict], round_: int, progress) -> None:
     batch = Batch(batches.new_folder(engine.dir, engine.dir / "latency-batches"),
                   [Slot(m, apps.port(engine.frameworks[m["framework"]])) for m in todo], time.time())
     length_ms = (WARMUP_S + WINDOW_S) * 1000
-    groups = []
-    for i, m in enumerate(todo):
-        schedule = batch.folder / f"arrivals-{i + 1:03d}.csv"
-        arrivals.write(schedule, arrivals.offsets(m["target_rps"], length_ms, seed_of(engine, m)))
-        groups.append({"api": m["api"], "case": m, "port": batch.slots[i].port, "pool": m["pool_threads"],
-                       "schedule": schedule, "end_ms": length_ms, "jtl": batch.jtl(i),
-                       "window_file": batch.window_file(i), "ids_dir": IDS})
-    plan = batch.folder / "plan.jmx"
-    plan.write_text(plans.open_plan(f"latency round {round_} ({batch.folder.name})", apps.host(), groups))
+    groups = [{"api": m["api"], "case": m, "port": batch.slots[i].port, "pool": m["pool_threads"],
+               "end_ms": length_ms, "offsets": arrivals.offsets(m["target_rps"], length_ms, seed_of(engine, m))}
+              for i, m in enumerate(todo)]
     db_pid = engine.database_pid()
     targets = {f"app:{name}": app.pid for name, app in engine.apps.items()} | ({"db": db_pid} if db_pid else {})
+    title = f"latency round {round_} ({batch.folder.name})"
+    where = f"{len(engine.engines.endpoints)} engines" if engine.engines else "one JMeter"
     progress.note(f"latency: round {round_}/{LATENCY_ROUNDS}: {len(todo)} measurements of "
-                  f"{WARMUP_S} + {WINDOW_S} s, one JMeter …")
+                  f"{WARMUP_S} + {WINDOW_S} s, {where} …")
     deadline = time.monotonic() + len(todo) * (WARMUP_S + WINDOW_S + 5) + ROUND_SLACK_S
     try:
-        batches.start(batch, apps.host(), engine.profile, engine.jmeter, targets, engine.cpus.get("jmeter"),
-                      plan=plan, properties={"sample_variables": SAMPLE_VARIABLES})
+        if engine.engines:
+            batch.warmup_s, batch.duration_s = WARMUP_S, WINDOW_S
+            batch.starts = remote.schedule(len(todo), WARMUP_S, WINDOW_S)
+            deadline += remote.LEAD_S
+            batch.controllers = remote.launch_open(batch.folder, title, apps.host(), groups, batch.starts,
+                                                   engine.engines, engine.jmeter, PROPERTIES)
+            batches.sample_remote(batch, targets)
+        else:
+            batches.start(batch, apps.host(), engine.profile, engine.jmeter, targets, engine.cpus.get("jmeter"),
+                          plan=local_plan(batch, groups, title), properties=PROPERTIES)
         follow(batch, todo, deadline, progress)
         count = finished(batch)
     except KeyboardInterrupt:
@@ -184,12 +189,26 @@ def run_round(engine, todo: list[dict], round_: int, progress) -> None:
     keep(engine, batch, todo, count, progress)
 
 
+def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
+    """The round's plan for the JMeter on this machine: each schedule a file of the batch."""
+    local = []
+    for i, g in enumerate(groups):
+        schedule = batch.folder / f"arrivals-{i + 1:03d}.csv"
+        arrivals.write(schedule, g["offsets"])
+        local.append({**{k: v for k, v in g.items() if k != "offsets"}, "schedule": schedule, "jtl": batch.jtl(i),
+                      "window_file": batch.window_file(i), "ids_dir": IDS})
+    plan = batch.folder / "plan.jmx"
+    plan.write_text(plans.open_plan(title, apps.host(), local))
+    return plan
+
+
 def seed_of(engine, m: dict) -> str:
     return arrivals.seed_of(engine.manifest.get("seed"), m["api"], m["case"], m["step"], m["round"])
 
 
 def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
-    """Waits for JMeter to end the round, a line per measurement as it starts."""
+    """Waits for JMeter to end the round, a line per measurement as it starts; an engine that
+    refused the round or stopped answering ends it (EngineLost: the run stops for --resume)."""
     shown = 0
     while batch.exit_code() is None and time.monotonic() < deadline:
         while shown < min(batch.groups_started(), len(todo)):
@@ -197,6 +216,9 @@ def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
             shown += 1
             progress.note(f"  [{shown}/{len(todo)}] {m['framework']} {m['api']} case {m['case']} "
                           f"step {m['step']}: {m['target_rps']:g} req/s ({m['fraction']:g} x capacity)")
+        fault = batch.engine_fault()
+        if fault:
+            raise remote.EngineLost(fault)
         time.sleep(0.2)
     if batch.exit_code() is None:
         progress.note("latency: JMeter did not finish the round in time and was stopped")
@@ -205,7 +227,7 @@ def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
 def finished(batch: Batch) -> int:
     """How many of the round's measurements ran to their end: all when JMeter exited cleanly, else
     (exited otherwise, or still running) those before the one it was on."""
-    if batch.jmeter is None:
+    if batch.jmeter is None and not batch.controllers:
         return 0
     if batch.exit_code() == 0:
         return len(batch.slots)
@@ -227,10 +249,19 @@ def keep(engine, batch: Batch, todo: list[dict], count: int, progress) -> None:
 def measure(engine, batch: Batch, index: int, m: dict) -> dict | None:
     """Measurement `index`'s row, its window's samples and sampler rows moved beside it (None:
     it never started its clock)."""
-    try:
-        t0 = int(batch.window_file(index).read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
+    late_start = None
+    if batch.controllers:  # the engines' shares, in one file; t0 was set for every engine alike
+        t0 = batch.starts[index]
+        parts = [c.jtl(index) for c in batch.controllers]
+        lates = [latency_checks.first_pick(part, t0) for part in parts]
+        late_start = max((late for late in lates if late is not None), default=None)
+        if any(part.exists() for part in parts):
+            remote.merge(parts, batch.jtl(index))
+    else:
+        try:
+            t0 = int(batch.window_file(index).read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
     w0, w1 = t0 + WARMUP_S * 1000, t0 + (WARMUP_S + WINDOW_S) * 1000
     out = latency_jtl(engine.dir, m["framework"], m["api"], m["case"], m["step"], m["round"])
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -240,16 +271,20 @@ def measure(engine, batch: Batch, index: int, m: dict) -> dict | None:
     else:  # nothing was sent: the file says so rather than being missing
         samples = []
         out.write_text("timeStamp,elapsed,label,success," + SAMPLE_VARIABLES + "\n")
-    roles = {f"app:{m['framework']}": "app", "db": "db", "jmeter": "jmeter"}
+    roles = {f"app:{m['framework']}": "app", "db": "db", "jmeter": "jmeter",
+             **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
     for sampled in sorted(batch.raw.iterdir()):
         item_stats.trim(sampled, out.parent / sampled.name, w0 / 1000 - batch.t0, w1 / 1000 - batch.t0, roles)
     stats = item_stats.sampler_stats(out.parent / PROC) if (out.parent / PROC).exists() else {}
     schedule = arrivals.offsets(m["target_rps"], (WARMUP_S + WINDOW_S) * 1000, seed_of(engine, m))
     scheduled = sum(1 for t in schedule if WARMUP_S * 1000 <= t < (WARMUP_S + WINDOW_S) * 1000)
-    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, engine.manifest["machine"]["cores"])
+    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, engine.manifest["machine"]["cores"],
+                                     late_start)
     (out.parent / "measurement.json").write_text(json.dumps(
         {"window_ms": [w0, w1], "batch": batch.folder.relative_to(engine.dir).as_posix(),
-         "position": index + 1, "schedule_seed": seed_of(engine, m)}, indent=2) + "\n")
+         "position": index + 1, "schedule_seed": seed_of(engine, m),
+         **({"engines": [str(c.endpoint) for c in batch.controllers], "late_start_ms": late_start}
+            if batch.controllers else {})}, indent=2) + "\n")
     return {**{k: m[k] for k in ITEM_FIELDS if k != "iteration"}, **{k: m[k] for k in (
         "round", "step", "fraction", "target_rps", "capacity_rps", "pool_threads")}, **figures}
 

@@ -29,6 +29,10 @@ LATE_MS = 10
 # queueing dwarfed 20 ms of lag, while passing none at low rates, where the lag is the p99.
 LAG_MS = 10
 LAG_SHARE = 0.10
+# On remote engines every measurement starts at a shared wall-clock time; an engine whose threads
+# first took an arrival later than this after it (the measurement before still running there) sent
+# its first arrivals late for its own reasons, not the server's.
+START_LATE_MS = 100
 # Arrivals late because every pool thread was busy, beyond this share: the server fell behind.
 POOL_LATE_SHARE = 0.01
 SATURATED_SENT = 0.95
@@ -38,7 +42,8 @@ THRESHOLDS = {
     "late": f"sent more than {LATE_MS} ms after the intended time",
     "bound": f"JMeter's own lag (taken by a thread in time, sent late), at its p99, above {LAG_MS} ms and above "
              f"{LAG_SHARE:.0%} of the measured p99 latency, or the machine ≥ {MACHINE_BUSY_PCT:g} % of all cores busy with "
-             f"the load generator ≥ {LOADGEN_SHARE_PCT:g} % of them",
+             f"the load generator ≥ {LOADGEN_SHARE_PCT:g} % of them, or (remote engines) an engine that started "
+             f"the schedule more than {START_LATE_MS} ms after its shared start",
     "invalid": "no arrival sent, a failed request, or no window",
     "saturated": f"arrivals late because every pool thread was busy above {POOL_LATE_SHARE:.0%} of the "
                  f"scheduled ones, or fewer than {SATURATED_SENT:.0%} of them sent by the window's end",
@@ -61,6 +66,17 @@ def window_samples(batch_jtl: Path, out: Path, w0: int, w1: int) -> list[dict]:
     return kept
 
 
+def first_pick(jtl: Path, start_ms: int) -> int | None:
+    """How late, in ms after `start_ms`, an engine's threads took their first arrival of a
+    measurement (its JTL, warm-up included): 0 when before it; None without a sample."""
+    try:
+        with open(jtl, newline="") as f:
+            first = min((int(r["picked_ms"]) for r in csv.DictReader(f)), default=None)
+    except OSError:
+        return None
+    return None if first is None else max(0, first - start_ms)
+
+
 def percentiles(values: list[float]) -> list[float | None]:
     import numpy as np
     if not values:
@@ -69,9 +85,11 @@ def percentiles(values: list[float]) -> list[float | None]:
     return [round(float(v), 3) for v in np.percentile(values, [p for _, p in PERCENTILES], method="weibull")]
 
 
-def figures(samples: list[dict], scheduled: int, window_s: float, stats: dict, cores: int) -> dict:
+def figures(samples: list[dict], scheduled: int, window_s: float, stats: dict, cores: int,
+            late_start_ms: int | None = None) -> dict:
     """The measurement's figures and verdict from its window's samples (window_samples), how many
-    arrivals the schedule put in the window, and the sampler stats (item_stats.sampler_stats)."""
+    arrivals the schedule put in the window, the sampler stats (item_stats.sampler_stats) and, on
+    remote engines, the latest engine's first_pick."""
     sent = len(samples)
     errors = sum(1 for s in samples if s["success"].lower() != "true")
     start = [int(s["timeStamp"]) for s in samples]
@@ -94,7 +112,7 @@ def figures(samples: list[dict], scheduled: int, window_s: float, stats: dict, c
     row["machine_cpu_pct"] = round(sum(busy) / cores, 1) if busy else None
     row["saturated"] = bool(scheduled) and (late_pool > POOL_LATE_SHARE * scheduled
                                             or sent < SATURATED_SENT * scheduled)
-    invalid, bound = reasons_invalid(row), reasons_bound(row, percentiles(lag)[3], loadgen, cores)
+    invalid, bound = reasons_invalid(row), reasons_bound(row, percentiles(lag)[3], loadgen, cores, late_start_ms)
     row["validity"] = "invalid" if invalid else "bound" if bound else "valid"
     row["validity_reasons"] = ";".join(invalid + bound)
     return row
@@ -108,8 +126,12 @@ def reasons_invalid(row: dict) -> list[str]:
     return [f"errors: {row['errors']} of {row['sent']} requests failed"] if row["errors"] else []
 
 
-def reasons_bound(row: dict, lag_p99: float | None, loadgen: float | None, cores: int) -> list[str]:
+def reasons_bound(row: dict, lag_p99: float | None, loadgen: float | None, cores: int,
+                  late_start_ms: int | None = None) -> list[str]:
     found = []
+    if late_start_ms is not None and late_start_ms > START_LATE_MS:
+        found.append(f"late_start: an engine took its first arrival {late_start_ms} ms after the shared start "
+                     f"(bound above {START_LATE_MS} ms, the measurement before still running there)")
     if lag_p99 is not None and row["p99_ms"] is not None and lag_p99 > max(LAG_MS, LAG_SHARE * row["p99_ms"]):
         found.append(f"loadgen_lag: JMeter held arrivals {lag_p99:.0f} ms at its p99, against a p99 latency of "
                      f"{row['p99_ms']:.0f} ms (bound above {LAG_MS} ms and {LAG_SHARE:.0%} of it, "
@@ -125,4 +147,5 @@ def protocol() -> dict:
     return {"thresholds": THRESHOLDS,
             "numbers": {"late_ms": LATE_MS, "lag_ms": LAG_MS, "lag_share": LAG_SHARE,
                         "pool_late_share": POOL_LATE_SHARE, "saturated_sent": SATURATED_SENT,
-                        "machine_busy_pct": MACHINE_BUSY_PCT, "loadgen_share_pct": LOADGEN_SHARE_PCT}}
+                        "machine_busy_pct": MACHINE_BUSY_PCT, "loadgen_share_pct": LOADGEN_SHARE_PCT,
+                        "start_late_ms": START_LATE_MS}}

@@ -47,8 +47,6 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     root = request.results_root.resolve()
     if request.resume and request.chosen():
         fail(f"--resume continues a run with its recorded settings; drop --{', --'.join(request.chosen())}.")
-    if request.profile == "latency" and request.engines:
-        fail("--engines: the latency profile runs JMeter on this machine for now; drop --engines.")
     if request.frameworks and request.variants:
         fail("--variants names framework:variant pairs; use it or --frameworks, not both.")
     if not request.resume:

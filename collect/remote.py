@@ -26,7 +26,7 @@ from benchlib.jmeter import PROPERTIES, jmeter_version
 from benchlib.jtl import WARMUP_PREFIX
 from benchlib.paths import IDS, STATE, shown
 from benchlib.processes import stop_group
-from collect import item_stats
+from collect import arrivals, item_stats
 
 # From launching the controllers to the first measurement: their JVMs start and the plans reach
 # the engines (a few seconds each on a small machine).
@@ -45,6 +45,10 @@ NOT_STARTED = ("The following remote engines have not started", "remote engines 
 GENERIC = ("rconfigure", "have not started", "could not be configured", "Failed to create engine",
            "NonGUIDriver", "An error occurred")
 FACTS = ("jmeter", "java", "cores", "host", "os")
+
+
+class EngineLost(Exception):
+    """A load engine stopped answering or refused a batch: the run stops, resumable."""
 
 
 @dataclass
@@ -78,13 +82,15 @@ class Controller:
 
 
 def controller_command(launcher: str, plan: Path, endpoint: Endpoint, index: int, engines: Engines,
-                       log: Path) -> list[str]:
+                       log: Path, properties: dict | None = None) -> list[str]:
     """`jmeter -n -R` for one engine; over SSL the call-back ports are the kernel's (see
-    benchlib/engines.py), without it CONTROLLER_PORT_BASE + 10 index."""
+    benchlib/engines.py), without it CONTROLLER_PORT_BASE + 10 index. `properties`: JMeter
+    properties beyond testbed.properties, set on the controller (-J) and sent to the engine (-G)."""
     callback = 0 if engines.ssl else engine_lib.CONTROLLER_PORT_BASE + 10 * index
+    extra = [f"-{side}{k}={v}" for k, v in (properties or {}).items() for side in "JG"]
     return [launcher, "-n", "-t", str(plan), "-R", str(endpoint), "-q", str(PROPERTIES), "-j", str(log),
             f"-Jclient.rmi.localport={callback}", f"-Djava.rmi.server.hostname={engines.address}",
-            *engine_lib.ssl_properties(engines.ssl)]
+            *engine_lib.ssl_properties(engines.ssl), *extra]
 
 
 def start_controller(controller: Controller, cmd: list[str]) -> None:
@@ -168,9 +174,40 @@ def write_plans(folder: Path, title: str, host: str, measurements: list[dict], s
         c.folder.mkdir()
         own = [{**m, "threads": engine_lib.split_threads(m["threads"], len(engines.endpoints))[e],
                 "jtl": c.jtl(i), "engine_jtl": c.report(i), "start_ms": starts[i], "plan_key": key,
-                "ids_dir": plans.remote_ids_dir(id_texts)} for i, m in enumerate(measurements)]
+                "ids_dir": plans.remote_folder(id_texts)} for i, m in enumerate(measurements)]
         # An engine may have no thread in a measurement (more engines than threads): it sits it out.
         (c.folder / "plan.jmx").write_text(plans.batch_plan(title, host, [m for m in own if m["threads"]], id_texts))
+        controllers.append(c)
+    return controllers
+
+
+def launch_open(folder: Path, title: str, host: str, measurements: list[dict], starts: list[int],
+                engines: Engines, launcher: str, properties: dict) -> list[Controller]:
+    """A latency round (collect/latency.py) on the engines, each with its own controller: every
+    measurement's schedule (`offsets`) divided among the engines (arrivals.shares) with its pool
+    (split_threads), each share timed from the measurement's shared start, so that together the
+    engines send the schedule as drawn. The id files and the schedules travel in the plan."""
+    id_texts = ids()
+    key = f"testbed.{uuid.uuid4().hex[:12]}."
+    controllers = []
+    for e, endpoint in enumerate(engines.endpoints):
+        c = Controller(endpoint, folder / f"engine-{e + 1}")
+        c.folder.mkdir()
+        files, own = dict(id_texts), []
+        for i, m in enumerate(measurements):
+            pools = engine_lib.split_threads(m["pool"], len(engines.endpoints))
+            if not pools[e]:  # more engines than the pool has threads: this one sits it out
+                continue
+            name = f"arrivals-{i + 1:03d}.csv"
+            files[name] = arrivals.text(arrivals.shares(m["offsets"], pools)[e])
+            own.append({**{k: v for k, v in m.items() if k != "offsets"}, "pool": pools[e], "schedule": name,
+                        "jtl": c.jtl(i), "start_ms": starts[i], "plan_key": key})
+        there = plans.remote_folder(files)
+        for m in own:
+            m.update(schedule=f"{there}/{m['schedule']}", ids_dir=there)
+        (c.folder / "plan.jmx").write_text(plans.open_plan(title, host, own, files))
+        start_controller(c, controller_command(launcher, c.folder / "plan.jmx", endpoint, e, engines, c.log,
+                                               properties))
         controllers.append(c)
     return controllers
 

@@ -24,3 +24,16 @@ def test_poisson_gaps_have_the_rates_mean_and_spread():
 def test_the_file_a_group_reads(tmp_path):
     arrivals.write(tmp_path / "s.csv", [3, 10, 10, 42])
     assert (tmp_path / "s.csv").read_text() == "offset_ms\n3\n10\n10\n42\n"
+
+
+def test_engines_share_the_schedule_arrival_for_arrival():
+    times = arrivals.offsets(300, 7000, arrivals.seed_of(3, "rest", 1, 1, 1))
+    three = arrivals.shares(times, [34, 33, 33])
+    assert sorted(t for share in three for t in share) == times
+    assert all(share == sorted(share) for share in three)
+    assert [len(s) for s in three] == [len(times[i::3]) for i in range(3)]
+    # Each share is a thinned Poisson process: a third of the rate.
+    assert all(abs(len(s) / 7 - 100) < 15 for s in three)
+    # An engine without a thread of the pool gets no arrival; the others take them all.
+    idle = arrivals.shares(times, [1, 0, 1])
+    assert idle[1] == [] and sorted(idle[0] + idle[2]) == times

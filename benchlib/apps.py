@@ -27,6 +27,9 @@ REQUIRED = ("name", "type", "maintainers", "build", "start", "port_env", "defaul
 TYPES = ("realistic", "tuned")
 GUIDE = "docs/adding-a-framework.md"
 DB_MARKER = "database.started"
+# The value `./testbed new` writes for every setting still to declare (scaffold/make.py); verify
+# fails an implementation while any is left, since an undeclared setting could tilt a comparison.
+TODO = "TODO"
 
 
 # --- finding and checking ------------------------------------------------------------------------
@@ -87,6 +90,24 @@ def served_apis(framework: dict) -> tuple:
         fail(f"{framework['dir'] / 'framework.json'}: apis must be a non-empty list of "
              f"{' and '.join(API_STYLES)}, not {list(apis)}.")
     return apis
+
+
+def settings(framework: dict) -> list[tuple[str, object]]:
+    """(name, value) of every setting it declares: its framework.json `settings`, then, for an arm
+    of a variant (see `arm`), the variant's own `settings`, named `variant NAME: key`."""
+    declared = list((framework.get("settings") or {}).items())
+    variant = framework.get("variant") or {}
+    return declared + [(f"variant {variant['name']}: {key}", value)
+                       for key, value in (variant.get("settings") or {}).items()]
+
+
+def still_todo(value) -> bool:
+    """Whether a setting's value is, or anywhere inside holds, the scaffold's "TODO"."""
+    if isinstance(value, dict):
+        return any(still_todo(v) for v in value.values())
+    if isinstance(value, list):
+        return any(still_todo(v) for v in value)
+    return value == TODO
 
 
 def variants(framework: dict) -> list[dict]:

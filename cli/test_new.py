@@ -1,6 +1,7 @@
 """`./testbed new` for real, in a copy of the repository sharing this testbed's database: a
 scaffold builds, starts, passes its own test, and `./testbed verify` then fails it check by check,
-naming each route still missing; a name that cannot be a framework's changes nothing."""
+counting the failures per route still missing and naming the settings still to declare; a name
+that cannot be a framework's changes nothing."""
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ from benchlib.database import database
 from benchlib.paths import ROOT, STATE
 from scaffold.make import sources
 from contract.test_verify import table
+from contract.verify import ROUTES
 
 
 @pytest.fixture(scope="module")
@@ -87,13 +89,25 @@ def test_a_scaffold_builds_starts_and_verify_lists_what_is_missing(copy, source)
     # 1: it built, started and was checked (2 would be an app that would not start).
     assert verified.returncode == 1, verified.stdout + verified.stderr
     row = table(verified.stdout)[name]
+    lines = verified.stdout.splitlines()
     assert row["agree"] == "-"  # nothing else verified beside it
-    # Each failing check, then its first failures: the request, what the contract expects, and
-    # the skeleton's 501 naming the route still to write.
+    # Each failing check: one line counting its failures per route, every route still to write
+    # among them (the contract's REST routes and POST /graphql), adding up to the table's count.
     for column in ("golden", "sample", "bad-input", "statements"):
         assert row[column].startswith("FAIL"), row
-        assert f"\n{name} / {column}: " in verified.stdout, column
+        failed = int(row[column].split()[1].split("/")[0])
+        summary = [line for line in lines if line.startswith(f"{name} / {column}: {failed} failed: ")]
+        assert len(summary) == 1, (column, verified.stdout)
+        counts = dict(part.rsplit(" ", 1) for part in summary[0].split(" failed: ", 1)[1].split(", "))
+        assert sum(int(n) for n in counts.values()) == failed, summary
+        assert set(ROUTES) - {"GET /healthz"} <= set(counts), summary
+    # Then its first failures: the request, what the contract expects, and the skeleton's 501
+    # naming the route still to write.
     assert f"{name} / golden: GET /rest/comment/1\n    expected: 200 application/json" in verified.stdout
+    # Every setting still "TODO" in framework.json, in one line, and a failing cell of its own.
+    assert f"{name} / settings: still TODO in framework.json: {', '.join(original['settings'])}" \
+        in lines
+    assert row["settings"] == f"FAIL {len(original['settings'])}/{len(original['settings'])}", row
     assert '"status":501,"detail":"not implemented yet: GET /rest/comment/{id}"' in verified.stdout
     # What the skeleton already does right: headers and framing on every response, /healthz.
     assert row["headers"].startswith("pass") and row["framing"].startswith("pass"), row

@@ -9,7 +9,9 @@ def register(sub):
                        description="Start (or use the running) implementations found by their "
                                    "framework.json and check golden responses, a 1,000-request "
                                    "sample against the SQL rendering and each other, the bad-input "
-                                   "table, headers, and database statements per request.")
+                                   "table, headers, framing, database statements per request, and "
+                                   "that framework.json declares every setting (none left TODO). "
+                                   "Under the table, each failing check's failures per route.")
     p.add_argument("--framework", action="append", metavar="F",
                    help="verify only this framework (repeatable); default: all")
     p.add_argument("--variant", metavar="V",
@@ -23,7 +25,7 @@ def register(sub):
                         "taken) rather than use one already running")
     p.add_argument("--checks", default=None, metavar="LIST",
                    help="comma-separated subset of golden,sample,agree,bad-input,headers,"
-                        "framing,statements (agree compares the sample's and bad-input's "
+                        "framing,statements,settings (agree compares the sample's and bad-input's "
                         "answers, so it needs one of them); default: all")
     p.add_argument("--regenerate-golden", action="store_true",
                    help="re-record contract/golden.json from the one --framework, after checking "

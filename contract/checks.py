@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchlib.apps import settings as declared_settings, still_todo
 from contract.calls import APPLICATION_JSON, Request
 from contract.client import Client, Response
 from contract.expected import dumps, problem
@@ -130,6 +131,11 @@ def bad_request(case: dict) -> Request:
     return Request(case["method"], case["path"], case.get("body"), headers)
 
 
+def described(case: dict) -> str:
+    """A row as its failures name it: the row's name, then the request as sent."""
+    return f"{case['name']}: {bad_request(case).describe()[:200]}"
+
+
 def exact_body(case: dict) -> bytes | None:
     """The bytes a row fixes (a problem's `detail`, or the JSON value `expect`), or None where it
     fixes only the shape (`keys`)."""
@@ -193,7 +199,7 @@ def bad_input(client: Client, cases: list[dict], apis) -> tuple[Result, list[Res
         shown = show(expected) if expected is not None else \
             f"keys {case['keys']}" if "keys" in case else ""
         result.case(reason is None, reason and Failure(
-            f"{case['name']}: {request.describe()[:200]}",
+            described(case),
             f"{case['status']} {case['content_type']} {shown}".rstrip(), show(got.body), reason))
     return result, responses
 
@@ -258,4 +264,16 @@ def headers(seen: list[tuple[Request, Response]]) -> Result:
         result.case(not problems, problems and Failure(
             request.describe()[:200], "a Content-Type, no server internals",
             show(response.body), "; ".join(problems)))
+    return result
+
+
+# --- the settings declared in framework.json ------------------------------------------------------
+
+def settings(framework: dict) -> Result:
+    """Every setting its framework.json declares (and the verified variant's) has a value: none is
+    still the scaffold's "TODO". A failure's `what` is the setting's name."""
+    result = Result("settings")
+    for name, value in declared_settings(framework):
+        todo = still_todo(value)
+        result.case(not todo, todo and Failure(name, "a declared value", json.dumps(value)))
     return result

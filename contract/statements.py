@@ -96,6 +96,11 @@ def describe(server: dict, relayed: Counter | None) -> str:
     return text
 
 
+def described(name: str, request: Request) -> str:
+    """A kind as its failure names it: the kind, and one request of its batch as sent."""
+    return f"{name}: {BATCH} requests, e.g. {request.describe()[:160]}"
+
+
 def statements(client: Client, conn, apis, relay=None, seed: int = 7) -> Result:
     result = Result("statements")
     if relay is not None and relay.encrypted:
@@ -116,7 +121,7 @@ def statements(client: Client, conn, apis, relay=None, seed: int = 7) -> Result:
             note = "counted by the relay, so only this implementation's statements" if relay else \
                 f"{ATTEMPTS} attempts; server-wide counters, so other clients can add (not remove)"
             result.case(False, Failure(
-                f"{name}: {BATCH} requests, e.g. {make().describe()[:160]}",
+                described(name, make()),
                 f"{expected} SELECT ({per_request}/request), nothing else", "; ".join(seen), note))
         else:
             result.case(True)

@@ -1,15 +1,24 @@
 """`./testbed verify` for real: every implementation in the repository must pass, and a broken
-one (a real implementation behind contract/fault_proxy.py) must fail, on the right check."""
+one (a real implementation behind contract/fault_proxy.py) must fail, on the right check. Below the
+table, each failing check's failures are counted per route of the contract, from the requests the
+checks really send."""
 import json
+import random
 import subprocess
 import sys
 
 import pytest
 
-from benchlib.apps import frameworks, served_apis
+from benchlib.apps import arm, frameworks, served_apis, variants
 from benchlib.builds import build
 from benchlib.net import free_port
 from benchlib.paths import ROOT
+from contract import checks, golden, statements
+from contract.calls import Request, sample_calls
+from contract.checks import Failure
+from contract.framing import HEAD_PARITY
+from contract.verify import (COLUMNS, PATHS, REQUEST, ROUTE_PATTERNS, ROUTES, by_route, details,
+                             route)
 
 TESTBED = str(ROOT / "testbed")
 
@@ -90,3 +99,71 @@ def test_verify_names_the_broken_check(tmp_path, upstream):
     assert extra_row["headers"].startswith("pass"), extra_row
     assert "extra-query / statements: REST comment by id" in result.stdout
     assert "relay: 100 SELECT" in result.stdout
+
+
+def failing(whats) -> list[Failure]:
+    return [Failure(what, "expected", "got") for what in whats]
+
+
+def test_failures_are_counted_per_route_of_the_contract():
+    # The goldens, as the golden check names them: every route, the contract's order.
+    entries = golden.load()["responses"]
+    assert by_route(failing(Request.from_json(e["request"]).describe() for e in entries)) == (
+        f"{len(entries)} failed: GET /rest/comment/{{id}} 6, GET /rest/comments/{{limit}} 5, "
+        "GET /rest/user/{id}/comment 6, GET /rest/user/{id}/comments/{limit} 6, POST /graphql 43, "
+        "GET /healthz 1")
+    # The sample: an eighth of the calls per REST endpoint, half of them GraphQL.
+    assert by_route(failing(c.describe() for c in sample_calls())) == (
+        "1000 failed: GET /rest/comment/{id} 125, GET /rest/comments/{limit} 125, "
+        "GET /rest/user/{id}/comment 125, GET /rest/user/{id}/comments/{limit} 125, POST /graphql 500")
+    # statements names a kind and one request of its batch; framing a HEAD.
+    kinds = statements.kinds(random.Random(7))
+    assert by_route(failing(statements.described(n, make()) for n, _, make in kinds)) == (
+        "17 failed: GET /rest/comment/{id} 3, GET /rest/comments/{limit} 1, "
+        "GET /rest/user/{id}/comment 1, GET /rest/user/{id}/comments/{limit} 1, POST /graphql 10, "
+        "GET /healthz 1")
+    assert by_route(failing(f"HEAD {path}" for path in HEAD_PARITY)) == (
+        "9 failed: HEAD /rest/comment/{id} 3, HEAD /rest/comments/{limit} 1, "
+        "HEAD /rest/user/{id}/comment 1, HEAD /rest/user/{id}/comments/{limit} 1, HEAD /graphql 1, "
+        "HEAD /healthz 1, HEAD /nothing 1")
+    assert route("HEAD /rest/user/1/comments/5") == (3, "HEAD /rest/user/{id}/comments/{limit}")
+    # Every bad-input row under its own method and path (a row's name may read like a request),
+    # a bad id or limit under its route, a path the contract lacks as sent, query string dropped.
+    for case in checks.load_bad_input():
+        found = REQUEST.search(checks.described(case))
+        assert found and found.groups() == (case["method"], case["path"]), case["name"]
+        path = case["path"].split("?")[0]
+        known = [i for i, pattern in enumerate(ROUTE_PATTERNS) if pattern.fullmatch(path)]
+        assert route(checks.described(case)) == \
+            ((known[0], f"{case['method']} {PATHS[known[0]]}") if known
+             else (len(ROUTES), f"{case['method']} {path}")), case["name"]
+    # Grouped, each path's own method first, then the others it was sent with, as first met.
+    rows = {c["name"]: c for c in checks.load_bad_input()}
+    picked = ["HEAD /graphql", "PUT /rest/comment/1", "GET /graphql [json]", "graphql depth 6 [json]",
+              "rest comment id abc", "PUT /graphql [json]", "graphql depth 7 [json]"]
+    assert by_route(failing(checks.described(rows[name]) for name in picked)) == (
+        "7 failed: GET /rest/comment/{id} 1, PUT /rest/comment/{id} 1, POST /graphql 2, "
+        "HEAD /graphql 1, GET /graphql 1, PUT /graphql 1")
+    assert route("GET /rest/comment/abc")[1] == "GET /rest/comment/{id}"
+    assert route("GET /rest/comments/%2B5 [Accept: text/html]")[1] == "GET /rest/comments/{limit}"
+    assert route("bad row: GET /rest/comment/1/extra?x=1")[1] == "GET /rest/comment/1/extra"
+    # A failure that names no request is shown as it is, after the routes.
+    assert by_route(failing(["POST /graphql {}", "a batch", "GET /nothing", "GET /healthz"])) == \
+        "4 failed: POST /graphql 1, GET /healthz 1, a batch 1, GET /nothing 1"
+
+
+def test_settings_still_todo_fail_in_one_line():
+    # The scaffold's placeholder, wherever it is left: a setting, inside one, a variant's own.
+    scaffolded = {"settings": {"pool_size": "TODO", "processes": 1,
+                               "libraries": {"mysql2": "3.24.6", "graphql": "TODO"}},
+                  "variant": {"name": "jit", "settings": {"graphql_jit": "TODO", "cache": None}}}
+    result = checks.settings(scaffolded)
+    assert result.cell() == "FAIL 3/5"
+    passing = {c: checks.Result(c, total=1) for c in COLUMNS}
+    assert details({"koa": {**passing, "settings": result}}) == [
+        "koa / settings: still TODO in framework.json: pool_size, libraries, variant jit: graphql_jit"]
+    # Every implementation in the repository, each variant, has declared all of them.
+    for framework in frameworks():
+        for variant in variants(framework):
+            declared = checks.settings(arm(framework, variant["name"]))
+            assert declared.passed and declared.total, (framework["name"], variant["name"])

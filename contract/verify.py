@@ -1,19 +1,37 @@
-"""`./testbed verify`: run every check against every implementation and print one table."""
+"""`./testbed verify`: run every check against every implementation and print one table, then
+what fails, check by check: the failures counted per route of the contract, and the first few."""
+import re
+from collections import Counter
+
 import pymysql
 
 from benchlib.apps import select_arms
 from benchlib.console import fail, say
 from benchlib.database import start as start_database
 from contract import checks, golden
-from contract.calls import sample_calls
+from contract.calls import REST_PATHS, sample_calls
 from contract.client import Client
 from contract.expected import Renderer, connect, dataset
 from contract.framing import framing
 from contract.statements import statements
 from contract.targets import acquire
 
-COLUMNS = ("golden", "sample", "agree", "bad-input", "headers", "framing", "statements")
+COLUMNS = ("golden", "sample", "agree", "bad-input", "headers", "framing", "statements",
+           "settings")
 SHOWN_FAILURES = 3
+# The contract's routes, in its order (DESIGN §4): each failure is counted under the path its
+# request hits, whatever the method, so a researcher reads which routes are still missing.
+ROUTES = (*(f"GET {path}" for path in REST_PATHS.values()), "POST /graphql", "GET /healthz")
+PATHS = tuple(route.split(" ", 1)[1] for route in ROUTES)
+ROUTE_PATTERNS = [re.compile("/".join("[^/]+" if part.startswith("{") else re.escape(part)
+                                      for part in path.split("/"))) for path in PATHS]
+# A request as every check writes it (contract/calls.py Request.describe): METHOD /path, then a
+# space or the end, at the start of a failure's `what` or after its prefix ("row name: ", "kind:
+# 50 requests, e.g. "). A bad-input row's name may read like a request ("POST /healthz: POST
+# /healthz"); the path before its colon is passed over for the request that follows.
+REQUEST = re.compile(r"(?:^|(?<=\s))(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE) "
+                     r"(/|/\S*[^:\s])(?=\s|$)")
+SHOWN_UNMATCHED = 80
 
 
 def same_dataset(loaded: dict | None, recorded: dict) -> None:
@@ -26,7 +44,8 @@ def same_dataset(loaded: dict | None, recorded: dict) -> None:
              f"load that data set (./testbed seed --scale {recorded['scale']}) to verify.")
 
 
-def check_one(target, recorded, calls, expectations, cases, conn, only) -> tuple[dict, dict]:
+def check_one(framework, target, recorded, calls, expectations, cases, conn,
+              only) -> tuple[dict, dict]:
     """One implementation's results, and its sample and bad-input responses for `agree`."""
     client = Client(target.url)
     say(f"verify: {target.name}: {', '.join(c for c in COLUMNS if c in only)} ...")
@@ -44,6 +63,8 @@ def check_one(target, recorded, calls, expectations, cases, conn, only) -> tuple
         results["framing"] = framing(client, target.apis)
     if "headers" in only:
         results["headers"] = checks.headers(client.seen)
+    if "settings" in only:
+        results["settings"] = checks.settings(framework)
     client.close()
     return results, responses
 
@@ -53,8 +74,7 @@ def paired(calls, cases, mine: dict, theirs: dict):
     for call, a, b in zip(calls, mine["sample"], theirs["sample"]):
         yield call.describe(), False, a, b
     for case, a, b in zip(cases, mine["bad-input"], theirs["bad-input"]):
-        yield (f"{case['name']}: {checks.bad_request(case).describe()[:200]}",
-               case.get("library_message", False), a, b)
+        yield checks.described(case), case.get("library_message", False), a, b
 
 
 def table(results: dict[str, dict], apis: dict[str, tuple]) -> str:
@@ -65,19 +85,55 @@ def table(results: dict[str, dict], apis: dict[str, tuple]) -> str:
                      for row in rows)
 
 
+def route(what: str) -> tuple[int, str]:
+    """The route of the contract a failure's request hits, any method, with the place of its path
+    in the contract's order: 'GET /rest/comment/abc' is (0, 'GET /rest/comment/{id}'), 'HEAD
+    /rest/comment/1' (0, 'HEAD /rest/comment/{id}'). A path the contract has no route for is shown
+    as sent (method and path, query string dropped), and a `what` that names no request as it
+    is; both come after the contract's routes."""
+    found = REQUEST.search(what)
+    if not found:
+        return len(ROUTES), what if len(what) <= SHOWN_UNMATCHED else what[:SHOWN_UNMATCHED] + "…"
+    method, path = found.group(1), found.group(2).split("?")[0]
+    index = next((i for i, p in enumerate(ROUTE_PATTERNS) if p.fullmatch(path)), None)
+    if index is None:
+        return len(ROUTES), f"{method} {path}"
+    return index, f"{method} {PATHS[index]}"
+
+
+def by_route(failures: list) -> str:
+    """'67 failed: GET /rest/comment/{id} 12, …, POST /graphql 33': the failures counted per
+    route, in the contract's order (each path's own method first, then the others it was sent
+    with), then the requests to other paths and the failures that name none, as first met."""
+    counts, first = Counter(), {}
+    for i, failure in enumerate(failures):
+        place, name = route(failure.what)
+        counts[name] += 1
+        first.setdefault(name, (place, name not in ROUTES, i))
+    return f"{len(failures)} failed: " + ", ".join(
+        f"{name} {counts[name]}" for name in sorted(counts, key=first.get))
+
+
 def details(results: dict[str, dict]) -> list[str]:
+    """Per failing cell: one line counting its failures per route, then the first few, each with
+    the request, what was expected, what came back and why. Settings still "TODO" are one line."""
     lines = []
     for name, by_check in results.items():
         for column in COLUMNS:
-            result = by_check[column]
-            for failure in result.failures[:SHOWN_FAILURES]:
+            failures = by_check[column].failures
+            if not failures:
+                continue
+            if column == "settings":
+                lines.append(f"{name} / settings: still TODO in framework.json: "
+                             + ", ".join(f.what for f in failures))
+                continue
+            lines.append(f"{name} / {column}: {by_route(failures)}")
+            for failure in failures[:SHOWN_FAILURES]:
                 lines += [f"{name} / {column}: {failure.what}",
                           f"    expected: {failure.expected}",
                           f"    got:      {failure.got}"]
                 if failure.note:
                     lines.append(f"    {failure.note}")
-            if len(result.failures) > SHOWN_FAILURES:
-                lines.append(f"{name} / {column}: … and {len(result.failures) - SHOWN_FAILURES} more")
     return lines
 
 
@@ -110,7 +166,7 @@ def verify(names: list[str] | None, extra_frameworks: list, fresh: bool = False,
             targets.append(target)
             apis[target.name] = target.apis
             results[target.name], responses[target.name] = check_one(
-                target, recorded, calls, expectations, cases, conn, only)
+                framework, target, recorded, calls, expectations, cases, conn, only)
     finally:
         for target in targets:
             target.release()

@@ -23,7 +23,7 @@ RESERVED = {"all": "--framework all means every framework",
 # A new framework's port: the first multiple of PORT_STEP from FIRST_PORT whose block no
 # framework's ports (its default port plus one per variant) reach into.
 FIRST_PORT, PORT_STEP = 3000, 100
-TODO = "TODO"
+TODO = apps.TODO
 SHOWN_VALUE = 90
 
 

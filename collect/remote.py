@@ -167,17 +167,28 @@ def write_plans(folder: Path, title: str, host: str, measurements: list[dict], s
     of each one's threads, the shared start times, its own result files, and property keys of
     this plan's own (an engine runs plan after plan in one JVM)."""
     id_texts = ids()
-    key = f"testbed.{uuid.uuid4().hex[:12]}."
-    controllers = []
-    for e, endpoint in enumerate(engines.endpoints):
-        c = Controller(endpoint, folder / f"engine-{e + 1}")
-        c.folder.mkdir()
+    key = plan_key()
+    controllers = engine_folders(folder, engines)
+    for e, c in enumerate(controllers):
         own = [{**m, "threads": engine_lib.split_threads(m["threads"], len(engines.endpoints))[e],
                 "jtl": c.jtl(i), "engine_jtl": c.report(i), "start_ms": starts[i], "plan_key": key,
                 "ids_dir": plans.remote_folder(id_texts)} for i, m in enumerate(measurements)]
         # An engine may have no thread in a measurement (more engines than threads): it sits it out.
         (c.folder / "plan.jmx").write_text(plans.batch_plan(title, host, [m for m in own if m["threads"]], id_texts))
-        controllers.append(c)
+    return controllers
+
+
+def plan_key() -> str:
+    """The JMeter property prefix of one plan: an engine runs plan after plan in one JVM, whose
+    properties outlive each."""
+    return f"testbed.{uuid.uuid4().hex[:12]}."
+
+
+def engine_folders(folder: Path, engines: Engines) -> list[Controller]:
+    """A controller per engine, each with its folder <folder>/engine-<n>/ made."""
+    controllers = [Controller(endpoint, folder / f"engine-{e + 1}") for e, endpoint in enumerate(engines.endpoints)]
+    for c in controllers:
+        c.folder.mkdir()
     return controllers
 
 
@@ -188,11 +199,9 @@ def launch_open(folder: Path, title: str, host: str, measurements: list[dict], s
     (split_threads), each share timed from the measurement's shared start, so that together the
     engines send the schedule as drawn. The id files and the schedules travel in the plan."""
     id_texts = ids()
-    key = f"testbed.{uuid.uuid4().hex[:12]}."
-    controllers = []
-    for e, endpoint in enumerate(engines.endpoints):
-        c = Controller(endpoint, folder / f"engine-{e + 1}")
-        c.folder.mkdir()
+    key = plan_key()
+    controllers = engine_folders(folder, engines)
+    for e, c in enumerate(controllers):
         files, own = dict(id_texts), []
         for i, m in enumerate(measurements):
             pools = engine_lib.split_threads(m["pool"], len(engines.endpoints))
@@ -206,9 +215,8 @@ def launch_open(folder: Path, title: str, host: str, measurements: list[dict], s
         for m in own:
             m.update(schedule=f"{there}/{m['schedule']}", ids_dir=there)
         (c.folder / "plan.jmx").write_text(plans.open_plan(title, host, own, files))
-        start_controller(c, controller_command(launcher, c.folder / "plan.jmx", endpoint, e, engines, c.log,
+        start_controller(c, controller_command(launcher, c.folder / "plan.jmx", c.endpoint, e, engines, c.log,
                                                properties))
-        controllers.append(c)
     return controllers
 
 

@@ -14,6 +14,14 @@ def results(tmp_path) -> Path:
     return tmp_path / "results"
 
 
+@pytest.fixture(scope="module")
+def module_results(tmp_path_factory) -> Path:
+    """One copy for a module's tests, for those that only read it or write reports beside its runs."""
+    copy = tmp_path_factory.mktemp("module") / "results"
+    shutil.copytree(FIXTURE_RESULTS, copy)
+    return copy
+
+
 @pytest.fixture
 def run_dir(results) -> Path:
     return results / HAND_RUN

@@ -19,10 +19,8 @@ T2 = 4.302652729911275  # t(0.975, df=2)
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    results = tmp_path_factory.mktemp("r") / "results"
-    shutil.copytree(FIXTURE_RESULTS, results)
-    return write_report(results / PAIRED_RUN)
+def report(module_results):
+    return write_report(module_results / PAIRED_RUN)
 
 
 def summary_values(api, case, metric) -> dict:

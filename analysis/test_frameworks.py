@@ -5,7 +5,6 @@ and the reference is compared with each other one; the study's claims stay ASP.N
 Express.js whatever the reference."""
 import csv
 import math
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,15 +23,8 @@ ONE = "20261125-083652-smoke"
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    copy = tmp_path_factory.mktemp("n") / "results"
-    shutil.copytree(FIXTURE_RESULTS, copy)
-    return copy
-
-
-@pytest.fixture(scope="module")
-def three(results):
-    return write_report(results / THREE)
+def three(module_results):
+    return write_report(module_results / THREE)
 
 
 def usable(run: str) -> list[dict]:
@@ -87,28 +79,28 @@ def test_each_comparison_has_its_section_and_figure(three):
     assert not (three / "figures" / "answer_aspnet_vs_fastify_rest.png").exists()
 
 
-def test_another_reference_changes_the_answer_and_not_the_study(results, three):
+def test_another_reference_changes_the_answer_and_not_the_study(module_results, three):
     study = (three / "tables" / "claim_cells.csv").read_text()
-    report = write_report(results / THREE, reference="fastify")
+    report = write_report(module_results / THREE, reference="fastify")
     found = answers(report)
     assert set(zip(found["numerator"], found["denominator"])) <= {("fastify", "aspnet"), ("fastify", "express")}
     assert ("fastify", "aspnet") in set(zip(found["numerator"], found["denominator"]))
     assert (report / "tables" / "claim_cells.csv").read_text() == study
-    write_report(results / THREE)  # the module's other tests read the default report
+    write_report(module_results / THREE)  # the module's other tests read the default report
 
 
-def test_an_unknown_reference_is_one_line_and_no_report(results):
+def test_an_unknown_reference_is_one_line_and_no_report(module_results):
     with pytest.raises(UnknownReference, match="has no framework 'hono'; its frameworks: aspnet, express, fastify"):
-        framework_comparisons(load_run(results / THREE), "hono")
-    done = subprocess.run([str(ROOT / "testbed"), "report", ONE, "--results-dir", str(results), "--reference",
+        framework_comparisons(load_run(module_results / THREE), "hono")
+    done = subprocess.run([str(ROOT / "testbed"), "report", ONE, "--results-dir", str(module_results), "--reference",
                            "aspnet"], capture_output=True, text=True)
     assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "--reference aspnet: run 20261125-083652-smoke has no framework 'aspnet'; its frameworks: fastify" \
         in done.stderr and "Traceback" not in done.stderr
 
 
-def test_one_framework_is_ranked_alone_without_a_ratio(results):
-    report = write_report(results / ONE)
+def test_one_framework_is_ranked_alone_without_a_ratio(module_results):
+    report = write_report(module_results / ONE)
     text = (report / "report.md").read_text()
     answer = text[text.index("## The answer"):text.index("## The run")]
     assert "The frameworks: Fastify (realistic)." in answer and "no ratio: the run has one framework" in answer
@@ -117,16 +109,16 @@ def test_one_framework_is_ranked_alone_without_a_ratio(results):
     assert set(ranked["framework"]) == {"fastify"} and set(ranked["rank"]) == {1}
 
 
-def test_a_run_before_types_and_colours_still_ranks(results):
-    report = write_report(results / HAND_RUN)
+def test_a_run_before_types_and_colours_still_ranks(module_results):
+    report = write_report(module_results / HAND_RUN)
     text = (report / "report.md").read_text()
     assert "The frameworks: ASP.NET Core and Express.js." in text  # schema 1: no type recorded
     ranked = pd.read_csv(report / "tables" / "ranking.csv")
     assert set(ranked["framework"]) == {"aspnet", "express"} and ranked["type"].isna().all()
 
 
-def test_colours_come_from_framework_json_else_a_fixed_palette(results):
-    run = load_run(results / THREE)
+def test_colours_come_from_framework_json_else_a_fixed_palette(module_results):
+    run = load_run(module_results / THREE)
     # This run was recorded before framework.json had `colour`: the palette, in the run's order.
     assert figures.colours(run) == dict(zip(run.arms, figures.PALETTE))
     # Both declare black: Express.js comes first in the run and keeps it, Fastify gets a free colour.

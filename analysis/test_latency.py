@@ -18,15 +18,8 @@ LATENCY_RUN = "20261125-110616-latency"
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    copy = tmp_path_factory.mktemp("lat") / "results"
-    shutil.copytree(FIXTURE_RESULTS, copy)
-    return copy
-
-
-@pytest.fixture(scope="module")
-def report(results):
-    return write_report(results / LATENCY_RUN)
+def report(module_results):
+    return write_report(module_results / LATENCY_RUN)
 
 
 def rows_of(run: str) -> list[dict]:
@@ -114,8 +107,8 @@ def test_the_ratio_is_the_reference_over_the_other(report):
     assert row["ratio_p99"] == pytest.approx(by.loc[(*key, "aspnet"), "p99_ms"] / by.loc[(*key, row["framework"]), "p99_ms"])
 
 
-def test_the_bootstrap_is_seeded(results, report):
-    again = latency.table(load_run(results / LATENCY_RUN))
+def test_the_bootstrap_is_seeded(module_results, report):
+    again = latency.table(load_run(module_results / LATENCY_RUN))
     assert again.to_csv(index=False) == (report / "tables" / "latency.csv").read_text()
 
 

@@ -20,10 +20,8 @@ FIGURES = ["answer_aspnet_vs_express_rest", "answer_aspnet_vs_express_graphql", 
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    results = tmp_path_factory.mktemp("r") / "results"
-    shutil.copytree(FIXTURE_RESULTS, results)
-    return write_report(results / HAND_RUN)
+def report(module_results):
+    return write_report(module_results / HAND_RUN)
 
 
 def test_one_valid_png_per_figure(report):

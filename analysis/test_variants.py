@@ -24,10 +24,8 @@ STUDY_TABLES = ("verdicts.csv", "claim_cells.csv", "significance.csv", "study_si
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    results = tmp_path_factory.mktemp("v") / "results"
-    shutil.copytree(FIXTURE_RESULTS, results)
-    return write_report(results / VARIANTS_RUN)
+def report(module_results):
+    return write_report(module_results / VARIANTS_RUN)
 
 
 def answers_of(report, numerator, denominator) -> pd.DataFrame:

@@ -7,7 +7,7 @@ import sys
 from benchlib import apps, builds, database, jmeter
 from benchlib.console import say
 from benchlib.dataset import seed
-from benchlib.packages import ensure_debian
+from benchlib.packages import DEBIAN, ensure_debian
 from benchlib.paths import IDS, ROOT
 
 
@@ -22,7 +22,7 @@ def suite_env() -> dict:
 
 
 def run_all(pytest_args: list[str]) -> int:
-    ensure_debian("db", "python")
+    ensure_debian(*DEBIAN)  # the suites run every part, wrk and the samplers included
     env = suite_env()
     seed()
     implementations = apps.frameworks()

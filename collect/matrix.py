@@ -109,7 +109,7 @@ def _interrupt(signum, frame):
 
 def prepare(chosen):
     """Everything a fresh clone lacks: packages, the database, the data set, built apps."""
-    ensure_debian("db", "python", "samplers")
+    ensure_debian("db", "python", "samplers", "load")  # load: wrk, for the cross-check and memory passes
     db = database.start()
     seed_dataset()
     for framework in chosen:

@@ -60,6 +60,9 @@ SLO_COLUMNS = ["api", "case", "requests", "rows", "joins", "framework", "objecti
 # above it only with JMeter's lag in it (bound rounds alone), or no usable measurement there.
 EXCEEDED, UNDECIDED, LOADGEN, UNMEASURED = "exceeded", "not shown to hold", "not judged: load generator", \
     "not measured"
+# ... or too many of its arrivals were never sent (dropped): they have no latency, and the percentile
+# of the sent ones leaves out what may be the longest waits.
+DROPPED = "not shown to hold: arrivals dropped"
 
 
 def measurements(run: Run) -> pd.DataFrame | None:
@@ -223,7 +226,9 @@ def slo(latency: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """Per API, case and framework: the highest rate up to which the objective held at every rate
     (the upper end of the percentile's interval at or below it: over the valid rounds, else over
     the valid and bound ones, an upper bound, which `held_as_upper_bound` says), and the first rate
-    where it did not, with why (EXCEEDED, UNDECIDED, LOADGEN, UNMEASURED) and its percentile there."""
+    where it did not, with why (EXCEEDED, UNDECIDED, LOADGEN, UNMEASURED, DROPPED) and its percentile there.
+    A rate whose valid rounds dropped more than 1 - q of their scheduled arrivals cannot hold a
+    q-percentile objective: the q-th latency may be one that was never sent."""
     p = objective.column
     records = []
     for (api, case, requests, rows_, joins, framework), group in latency.groupby(
@@ -232,7 +237,9 @@ def slo(latency: pd.DataFrame, objective: Objective) -> pd.DataFrame:
                   "framework": framework, "objective": str(objective), "held_as_upper_bound": False}
         for row in group.sort_values("step").itertuples(index=False):
             high, low, upper = (getattr(row, f"{p}_{part}") for part in ("high", "low", "upper"))
-            if pd.notna(high) and high <= objective.ms:
+            dropped = getattr(row, "dropped", 0) or 0
+            too_many_dropped = dropped > (1 - objective.quantile) * (getattr(row, "scheduled", 0) or 0)
+            if pd.notna(high) and high <= objective.ms and not too_many_dropped:
                 record.update(held_up_to_rps=row.target_rps, held_up_to_step=row.step)
                 continue
             if pd.isna(high) and pd.notna(upper) and upper <= objective.ms:
@@ -240,7 +247,7 @@ def slo(latency: pd.DataFrame, objective: Objective) -> pd.DataFrame:
                 continue
             record.update(first_not_held_rps=row.target_rps, first_not_held_step=row.step,
                           first_not_held=(LOADGEN if pd.notna(upper) else UNMEASURED) if pd.isna(high) else
-                          EXCEEDED if low > objective.ms else UNDECIDED,
+                          EXCEEDED if low > objective.ms else DROPPED if too_many_dropped else UNDECIDED,
                           first_not_held_ms=getattr(row, f"{p}_ms"), first_not_held_low=low,
                           first_not_held_high=high)
             break

@@ -900,7 +900,14 @@ LATENCY_METHOD = [
     "(a handful of rounds are too few to resample), which the interleaving keeps small.",
     "Only measurements collect judged valid count; a bound one (JMeter could not hold the rate, so the "
     "server was not what limited it) or an invalid one is left out and counted in the table's flags. "
+    "A bound one still bounds the latency from above (JMeter's lag only adds to a latency counted from "
+    "the intended time): where every round of a rate was bound, the table shows that upper bound, and "
+    "the objective may hold on it but never fail on it. "
     "Saturated (the server could not keep up) is a result, not a fault: it counts, and is drawn hollow.",
+    "An arrival still unsent when its schedule ended is dropped: it has no latency, so a rate's "
+    "percentiles are of the sent arrivals and, where some were dropped, understate the tail (the "
+    "table's flags count them); a rate that dropped more than 1 - q of its arrivals is never counted "
+    "as holding a q-percentile objective.",
 ]
 
 
@@ -1005,7 +1012,9 @@ def latency_rows(run: Run, rows: pd.DataFrame, objective: slo.Objective) -> pd.D
             ([f"saturated in {r.saturated} of {r.rounds} rounds"] if r.saturated else [])
             + ([f"{r.left_out} of {r.left_out + r.rounds} rounds left out ({r.left_out_checks})"]
                if r.left_out else [])
-            + ([f"late from JMeter: {r.late_loadgen:.0f}"] if r.late_loadgen else [])) or "–"
+            + ([f"late from JMeter: {r.late_loadgen:.0f}"] if r.late_loadgen else [])
+            + ([f"{r.dropped:.0f} dropped: never sent, so the percentiles, of the sent ones, understate the tail"]
+               if r.rounds and r.dropped else [])) or "–"
         shown.append(line)
     return pd.DataFrame(shown)
 
@@ -1041,6 +1050,8 @@ def held_text(run: Run, held: pd.DataFrame, objective: slo.Objective) -> str:
             continue
         if pd.isna(r.held_up_to_rps):
             out.append({latency.EXCEEDED: f"{name} did not hold {objective} even at the lowest rate, {there}{value}.",
+                        latency.DROPPED: f"{name} was not shown to hold {objective} even at the lowest rate, "
+                                         f"{there}{value}: too many of its arrivals were never sent.",
                         latency.UNDECIDED: f"{name} was not shown to hold {objective} even at the lowest rate, "
                                            f"{there}{value}: its interval spans the objective.",
                         latency.LOADGEN: f"{name} was not judged against {objective}: at the lowest rate, {there}, "
@@ -1051,6 +1062,7 @@ def held_text(run: Run, held: pd.DataFrame, objective: slo.Objective) -> str:
         out.append(f"{name} held {objective} up to {rate_text(r.held_up_to_rps)}" + bound_note + "; " + {
             latency.EXCEEDED: f"exceeded at {there}{value}.",
             latency.UNDECIDED: f"not shown to hold at {there}{value}: its interval spans the objective.",
+            latency.DROPPED: f"not shown to hold at {there}{value}: too many of its arrivals were never sent.",
             latency.LOADGEN: f"not judged from {there} on: only rounds JMeter's lag was in, and not under it even so.",
             latency.UNMEASURED: f"not judged from {there} on: no usable round there."}[r.first_not_held])
     return " ".join(out)

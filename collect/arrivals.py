@@ -33,8 +33,9 @@ def write(path: Path, times: list[int]) -> None:
 
 def shares(times: list[int], pools: list[int]) -> list[list[int]]:
     """The schedule divided among load engines whose pools are `pools`: every k-th arrival to each of
-    the k engines that have a thread (an engine without one gets none). Each share is itself a
-    Poisson process at 1/k of the rate, and together they are the schedule, arrival for arrival."""
+    the k engines that have a thread (an engine without one gets none). A share is not itself
+    Poisson (its gaps are sums of k exponential ones), but together the shares are the schedule,
+    arrival for arrival, which is what the server sees."""
     active = [i for i, pool in enumerate(pools) if pool]
     out = [[] for _ in pools]
     for j, i in enumerate(active):

@@ -1,5 +1,6 @@
 """`./testbed`: one command line for the whole testbed (DESIGN §6)."""
 import argparse
+import signal
 import sys
 
 from benchlib.console import UserError
@@ -22,6 +23,10 @@ def main(argv=None) -> int:
 
 def main_guard(func, args) -> int:
     """A UserError is one or two lines and exit 2; Ctrl-C is one line and 130; never a traceback."""
+    # A command started as a script's background job inherits SIGINT ignored (POSIX shells do
+    # that), and Python then leaves it ignored: Ctrl-C or kill -INT must still stop it, from the
+    # first line on (a run checking its engines, too).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = func(args)
         return code if isinstance(code, int) else 0

@@ -79,9 +79,6 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     say(f"run: {engine.dir.name}: {len(engine.items)} measurements, profile "
         f"{engine.manifest['profile']}, pinning: {engine.pinning['note']}.")
     signal.signal(signal.SIGTERM, _interrupt)
-    # A run started as a script's background job inherits SIGINT ignored (POSIX shells do that),
-    # and Python then leaves it ignored: Ctrl-C or kill -INT must still stop it resumably.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     return engine.execute(), engine.dir
 
 

@@ -237,8 +237,7 @@ def slo(latency: pd.DataFrame, objective: Objective) -> pd.DataFrame:
                   "framework": framework, "objective": str(objective), "held_as_upper_bound": False}
         for row in group.sort_values("step").itertuples(index=False):
             high, low, upper = (getattr(row, f"{p}_{part}") for part in ("high", "low", "upper"))
-            dropped = getattr(row, "dropped", 0) or 0
-            too_many_dropped = dropped > (1 - objective.quantile) * (getattr(row, "scheduled", 0) or 0)
+            too_many_dropped = row.dropped > (1 - objective.quantile) * row.scheduled
             if pd.notna(high) and high <= objective.ms and not too_many_dropped:
                 record.update(held_up_to_rps=row.target_rps, held_up_to_step=row.step)
                 continue

@@ -1014,7 +1014,7 @@ def latency_rows(run: Run, rows: pd.DataFrame, objective: slo.Objective) -> pd.D
                if r.left_out else [])
             + ([f"late from JMeter: {r.late_loadgen:.0f}"] if r.late_loadgen else [])
             + ([f"{r.dropped:.0f} dropped: never sent, so the percentiles, of the sent ones, understate the tail"]
-               if r.rounds and r.dropped else [])) or "–"
+               if r.dropped else [])) or "–"
         shown.append(line)
     return pd.DataFrame(shown)
 

@@ -150,7 +150,8 @@ def test_the_objective_walk_on_crafted_rates():
         """Each rate's interval top over its valid rounds and, `uppers`, over its valid and bound ones."""
         return pd.DataFrame([{"api": "rest", "case": 1, "requests": 50, "rows": 1, "joins": 0, "framework": "f",
                               "step": i + 1, "target_rps": 100.0 * (i + 1), "p99_ms": h and h - 5,
-                              "p99_low": h and h - 10, "p99_high": h, "p99_upper": (uppers or highs)[i]}
+                              "p99_low": h and h - 10, "p99_high": h, "p99_upper": (uppers or highs)[i],
+                              "scheduled": 1000, "dropped": 0}
                              for i, h in enumerate(highs)])
     goal = slo.parse("p99:100")
     first = latency.slo(rates(50, 100, 150), goal).iloc[0]
@@ -170,7 +171,7 @@ def test_the_objective_walk_on_crafted_rates():
     lagged = latency.slo(rates(50, None, 20, uppers=[50, 130, 20]), goal).iloc[0]
     assert (lagged.held_up_to_rps, lagged.first_not_held_rps, lagged.first_not_held) == (100, 200, latency.LOADGEN)
     # Under the objective, but 2 % of the second rate's arrivals were never sent: its p99 may be one of them.
-    sent_short = rates(50, 90, 20).assign(scheduled=1000, dropped=[0, 20, 0])
+    sent_short = rates(50, 90, 20).assign(dropped=[0, 20, 0])
     dropped = latency.slo(sent_short, goal).iloc[0]
     assert (dropped.held_up_to_rps, dropped.first_not_held_rps, dropped.first_not_held) == (100, 200, latency.DROPPED)
     assert latency.slo(sent_short.assign(dropped=[0, 10, 0]), goal).iloc[0].held_up_to_rps == 300  # 1 %: not more

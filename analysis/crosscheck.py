@@ -6,7 +6,7 @@ import pandas as pd
 
 from analysis.load import Run, run_table
 from analysis.paired import paired
-from benchlib.results import CROSSCHECK, CROSSCHECK_COLUMNS
+from benchlib.results import CROSSCHECK, CROSSCHECK_V3_COLUMNS
 
 
 def ratios(run: Run, numerator: str, denominator: str) -> tuple[pd.DataFrame, str]:
@@ -14,7 +14,7 @@ def ratios(run: Run, numerator: str, denominator: str) -> tuple[pd.DataFrame, st
     arms measured (geometric mean, paired t interval, as the answer), and the per-round ratios;
     with why there is none when the run has no crosscheck.csv."""
     columns = ["tool", "api", "case", "ratio", "ratio_low", "ratio_high", "ratio_note", "rounds", "per_round"]
-    found, why = run_table(run.dir / CROSSCHECK, CROSSCHECK_COLUMNS)
+    found, why = run_table(run.dir / CROSSCHECK, CROSSCHECK_V3_COLUMNS)
     if found is None:
         return pd.DataFrame(columns=columns), why
     records = []

@@ -9,13 +9,15 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.metrics import ordered_frameworks
-from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, SUMMARY, TEXT_COLUMNS,  # noqa: F401
-                              VALIDITY_FIELDS, ResultFileError, item_dir, latency_jtl, latest_run, load_jtl,
+from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, METRIC_FIELDS, SUMMARY,  # noqa: F401
+                              TEXT_COLUMNS, VALIDITY_FIELDS, ResultFileError, item_dir, latency_jtl, latest_run, load_jtl,
                               load_latency_jtl, load_manifest, load_proc, load_run_json, load_run_table,
                               load_summary)
 
-# The first schema whose items carry their validity checks (collect/validity.py).
+# The first schema whose items carry their validity checks (collect/validity.py), and the first
+# that judges the throughput and the response times apart.
 CHECKED_SCHEMA = 3
+PER_METRIC_SCHEMA = 4
 
 
 @dataclass
@@ -80,9 +82,13 @@ def load_run(run_dir: Path) -> Run:
     manifest = load_manifest(run_dir / MANIFEST)
     summary, duplicates = load_summary(run_dir / SUMMARY, manifest["schema_version"])
     # Runs before the checks get their columns empty, so every module reads one shape of summary.
-    for column in VALIDITY_FIELDS:
+    for column in (*VALIDITY_FIELDS, *METRIC_FIELDS):
         if column not in summary.columns:
             summary[column] = "" if column in TEXT_COLUMNS else float("nan")
+    if manifest["schema_version"] < PER_METRIC_SCHEMA:
+        # One verdict then covered every metric (Little's law and every thread served included).
+        summary["latency_validity"] = summary["validity"]
+        summary["latency_reasons"] = summary["validity_reasons"]
     return Run(run_dir, manifest, summary, duplicates)
 
 

@@ -11,7 +11,7 @@ from analysis.load import Run, run_table
 from analysis.metrics import PAIR, case_label
 from analysis.render import Doc
 from analysis.tables import report_order
-from benchlib.results import CEILING, CEILING_COLUMNS, VALIDITY_FIELDS
+from benchlib.results import CEILING, CEILING_V3_COLUMNS, VALIDITY_FIELDS
 
 ASPNET, EXPRESS = PAIR
 # The checks' own columns, as the appendix lists them (summary.csv's VALIDITY_FIELDS).
@@ -84,7 +84,7 @@ def section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Pa
 
 
 def ceiling_figures(doc: Doc, run: Run, apis: list[str], figs: Path) -> None:
-    found, why = run_table(run.dir / CEILING, CEILING_COLUMNS)
+    found, why = run_table(run.dir / CEILING, CEILING_V3_COLUMNS)
     if found is None:
         doc.para(f"No figure of JMeter against its ceiling: {why} (a run with remote engines judges "
                  "each engine's own CPU instead).")

@@ -23,8 +23,14 @@ from benchlib.jtl import JTL_FIELDS, measured
 # 2: summary.csv always ends with in_flight_mean; run.json's per-item timings are under "load".
 # 3: samples are counted by completion inside the measured window, and every item carries its
 #    validity checks (VALIDITY_FIELDS) and CPU per request.
-SCHEMA_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+# 4: validity per metric: `validity` is the throughput's (and the CPU per request's, measured over
+#    the same window), `latency_validity` the response times'; each item names the load generator
+#    that measured it and what it cost (METRIC_FIELDS); crosscheck.csv rows are whole items in
+#    summary.csv's columns; ceiling.csv has a row per load generator, attempt and thread count,
+#    before and after the rounds; reference.json holds the reference work that characterises the
+#    machine.
+SCHEMA_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.csv"
@@ -35,15 +41,26 @@ JTL = "results.jtl"
 PROC = "proc.csv"
 TOP = "top.csv"
 # Version 3, at the run's root: the load generator's ceiling (collect/ceiling.py), the second
-# tool's measurements of some cells (collect/crosscheck.py) and memory per case (collect/memory.py).
+# tool's measurements of some cells and memory per case (collect/extra_passes.py).
 CEILING = "ceiling.csv"
-CEILING_COLUMNS = ["threads", "iteration", "target", "window_s", "samples", "throughput_rps", "mean_ms",
-                   "loadgen_cpu_mean_pct", "app_cpu_mean_pct", "machine_cpu_pct"]
-MEMORY = "memory.csv"  # collect/memory.py: each case's memory, from fresh processes
+CEILING_V3_COLUMNS = ["threads", "iteration", "target", "window_s", "samples", "throughput_rps", "mean_ms",
+                      "loadgen_cpu_mean_pct", "app_cpu_mean_pct", "machine_cpu_pct"]
+# Version 4 (collect/ceiling.py): `when` before or after the rounds, `attempt` counts the repeats
+# until two agree; `loadgen_capacity_pct` is the CPU the generator can use (% of one core: its CPU
+# set, or its threads if fewer), `saturated` whether it used 90 % of that, and `ceiling_rps` the
+# ceiling itself: throughput_rps when saturated, else throughput_rps scaled up to the capacity by
+# its CPU per request (the server could not saturate it).
+CEILING_COLUMNS = ["loadgen", "when", "attempt", "threads", "target", "window_s", "samples", "throughput_rps",
+                   "mean_ms", "loadgen_cpu_mean_pct", "loadgen_cpu_ms_per_req", "loadgen_capacity_pct",
+                   "saturated", "ceiling_rps", "app_cpu_mean_pct", "machine_cpu_pct"]
+MEMORY = "memory.csv"  # collect/extra_passes.py: each case's memory, from fresh processes
 MEMORY_COLUMNS = [*ITEM_FIELDS, "tool", "connections", "load_s", "requests_done", "hwm_mb", "rss_end_mb"]
 CROSSCHECK = "crosscheck.csv"
-CROSSCHECK_COLUMNS = ["tool", *ITEM_FIELDS, "connections", "window_s", "samples", "throughput_rps",
-                      "mean_ms", "p99_ms", "errors"]
+# Before version 4: wrk's figures only. From version 4 a cross-check row is a whole item, measured
+# by the other load generator, in SUMMARY_COLUMNS (its `loadgen` names the tool).
+CROSSCHECK_V3_COLUMNS = ["tool", *ITEM_FIELDS, "connections", "window_s", "samples", "throughput_rps",
+                         "mean_ms", "p99_ms", "errors"]
+REFERENCE = "reference.json"  # collect/reference.py: the reference work that characterises the machine
 
 # The latency profile's open-model pass (collect/latency.py): one row per measurement, and each
 # measurement's samples under latency/<framework>/<api>/case-NN/step-S/round-RR/results.jtl
@@ -87,14 +104,34 @@ VALIDITY_FIELDS = (
     "validity_reasons",    # ;-separated: why not valid, each `check: figure vs threshold`
 )
 VALIDITY_STATES = ("valid", "bound", "invalid")
+# Version 4, appended: the load generator and what it cost, and the response times' own validity.
+# `validity` above is the throughput's; the CPU per request shares it (same window, same requests).
+METRIC_FIELDS = (
+    "loadgen",                 # the load generator that measured the item: wrk or jmeter
+    "loadgen_cpu_ms_per_req",  # its CPU time over the window / requests completed in it (remote engines: the busiest's)
+    "loadgen_ms_per_req",      # threads / throughput - mean response time: a connection's time outside
+                               # requests, per request (recorded, never a reason to discard an item)
+    "unserved",                # connections that completed no request inside the window
+    "other_cpu_pct",           # this machine's CPU busy beyond the app, database, load generator and
+                               # samplers (steal included), % of one core, from /proc/stat
+    "steal_pct",               # of which stolen by the hypervisor, % of one core
+    "latency_validity",        # valid | bound | unfair | invalid (LATENCY_STATES): the response times'
+    "latency_reasons",         # ;-separated, as validity_reasons
+)
+# bound: the throughput was the load generator's, so the threads waited in it, not in the server;
+# unfair: the server left connections unserved for the whole window, so its response times describe
+# the connections it served only (the throughput stands).
+LATENCY_STATES = ("valid", "bound", "unfair", "invalid")
 SUMMARY_COLUMNS = [*ITEM_FIELDS, "status", "flags",
                    *(f for f in JTL_FIELDS if f not in LATER_FIELDS), *SAMPLER_FIELDS, *LATER_FIELDS,
-                   *VALIDITY_FIELDS]
-V2_COLUMNS = SUMMARY_COLUMNS[:-len(VALIDITY_FIELDS)]
+                   *VALIDITY_FIELDS, *METRIC_FIELDS]
+V3_COLUMNS = SUMMARY_COLUMNS[:-len(METRIC_FIELDS)]
+V2_COLUMNS = V3_COLUMNS[:-len(VALIDITY_FIELDS)]
 # Version 1 runs were written both before and after in_flight_mean existed.
-ACCEPTED_HEADERS = {1: (V2_COLUMNS[:-len(LATER_FIELDS)], V2_COLUMNS), 2: (V2_COLUMNS,), 3: (SUMMARY_COLUMNS,)}
+ACCEPTED_HEADERS = {1: (V2_COLUMNS[:-len(LATER_FIELDS)], V2_COLUMNS), 2: (V2_COLUMNS,), 3: (V3_COLUMNS,),
+                    4: (SUMMARY_COLUMNS,)}
 INT_COLUMNS = ["case", "requests", "rows", "joins", "iteration"]
-TEXT_COLUMNS = ("validity", "validity_reasons")
+TEXT_COLUMNS = ("validity", "validity_reasons", "loadgen", "latency_validity", "latency_reasons")
 NUMBER_COLUMNS = [c for c in SUMMARY_COLUMNS[SUMMARY_COLUMNS.index("samples"):] if c not in TEXT_COLUMNS]
 STATUSES = ("ok", "failed", "excluded")
 PROC_COLUMNS = ["t_s", "role", "pid", "cpu_pct", "rss_kb"]
@@ -244,6 +281,8 @@ def _check_summary_row(path: Path, line: int, row) -> None:
         bad(f"status must be one of {', '.join(sorted(STATUSES))}, not {row['status']!r}")
     if "validity" in row.index and row["validity"] not in ("", *VALIDITY_STATES):
         bad(f"validity must be one of {', '.join(VALIDITY_STATES)} or empty, not {row['validity']!r}")
+    if "latency_validity" in row.index and row["latency_validity"] not in ("", *LATENCY_STATES):
+        bad(f"latency_validity must be one of {', '.join(LATENCY_STATES)} or empty, not {row['latency_validity']!r}")
     for column in INT_COLUMNS:
         if not row[column].isdigit():
             bad(f"{column} must be a non-negative integer, not {row[column]!r}")

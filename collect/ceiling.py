@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benchlib import apps, plans
 from benchlib.jtl import summarize
-from benchlib.results import CEILING, CEILING_COLUMNS, PROC
+from benchlib.results import CEILING, CEILING_V3_COLUMNS, PROC
 from collect import batch as batches
 from collect import item_stats
 from collect.batch import Batch, Slot
@@ -66,7 +66,7 @@ def measure(engine, thread_counts: list[int], progress) -> dict[int, float]:
             for i, threads in enumerate(missing, start=1)]
     new = not (engine.dir / CEILING).exists()
     with open(engine.dir / CEILING, "a", newline="") as f:
-        writer = csv.DictWriter(f, CEILING_COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(f, CEILING_V3_COLUMNS, lineterminator="\n")
         if new:
             writer.writeheader()
         writer.writerows(rows)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from benchlib import apps
 from benchlib.processes import children
-from benchlib.results import (CROSSCHECK, CROSSCHECK_COLUMNS, ITEM_FIELDS, MEMORY, MEMORY_COLUMNS,
+from benchlib.results import (CROSSCHECK, CROSSCHECK_V3_COLUMNS, ITEM_FIELDS, MEMORY, MEMORY_COLUMNS,
                               item_key, parse_item_key)
 from benchlib import wrk
 from collect.order import order
@@ -81,7 +81,7 @@ def crosscheck(engine, progress) -> None:
         connections = engine.profile.threads(item["requests"])
         wrk.run(url, item, connections, CROSSCHECK_WARMUP_S)
         figures = wrk.run(url, item, connections, seconds)
-        append(path, CROSSCHECK_COLUMNS, {"tool": "wrk", **{k: item[k] for k in ITEM_FIELDS},
+        append(path, CROSSCHECK_V3_COLUMNS, {"tool": "wrk", **{k: item[k] for k in ITEM_FIELDS},
                                           "connections": connections, **figures})
         progress.note(f"  wrk {item_key(item)}: {figures['throughput_rps']:.0f} req/s, "
                       f"mean {figures['mean_ms']:.1f} ms, {figures['errors']} errors")

@@ -107,12 +107,17 @@ def request(api, key, rows) -> tuple[str, str, str | None]:
                                 + ',"operationName":"' + ep["operation"] + '"}')
 
 
+def label(api, key, rows) -> str:
+    """A sample's label: the request as a reader knows it (`GET /rest/comments/50`)."""
+    ep = ENDPOINTS[key]
+    if api == "graphql":
+        return f"POST /graphql {ep['operation']}" + (f" {rows}" if key.endswith("s") else "")
+    return ep["label"].replace("{rows}", rows)
+
+
 def sampler(api, key, rows, port=None):
     ep = ENDPOINTS[key]
-    label = ep["label"].replace("{rows}", rows)
     method, path, body = request(api, key, rows)
-    if api == "graphql":
-        label = f"POST /graphql {ep['operation']}" + (f" {rows}" if key.endswith("s") else "")
     if body is None:
         args = arguments("HTTPsampler.Arguments", {})
     else:
@@ -124,7 +129,7 @@ def sampler(api, key, rows, port=None):
         args = ET.Element("elementProp", name="HTTPsampler.Arguments", elementType="Arguments")
         args.append(coll)
     http = element(
-        "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}" + label, *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
+        "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}" + label(api, key, rows), *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
                                                             if body else []),
         args, *([prop("stringProp", "HTTPSampler.port", port)] if port else []),
         prop("stringProp", "HTTPSampler.path", path), prop("stringProp", "HTTPSampler.method", method),

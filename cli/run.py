@@ -10,6 +10,7 @@ from benchlib.engines import parse_endpoints
 from benchlib.paths import results_root
 from cli.engine import add_load_options
 from cli.report import add_reference_option, add_slo_option, parse_slo, report
+from collect.batch import LOADGENS
 from collect.matrix import MatrixRequest, run_matrix
 from collect.profiles import PROFILES
 
@@ -48,8 +49,16 @@ def register(sub):
     p.add_argument("--budget", type=float, metavar="MINUTES", dest="budget_min",
                    help="after the profile's rounds, add rounds for the cells whose interval is still "
                         "wider than ±10 %% while the run stays within MINUTES (quick: 38)")
-    p.add_argument("--pin", action="store_true",
-                   help="pin app, database and JMeter to separate CPU sets (as taskset does)")
+    layout = p.add_mutually_exclusive_group()
+    layout.add_argument("--pin", dest="pin", action="store_true", default=None,
+                        help="give the load generator a CPU set of its own, the app and database the rest "
+                             "(as taskset does; default: chosen by measuring the load generator's and the "
+                             "servers' CPU per request)")
+    layout.add_argument("--no-pin", dest="pin", action="store_false",
+                        help="let the app, the database and the load generator share every core")
+    p.add_argument("--loadgen", choices=LOADGENS,
+                   help="the load generator measuring the rounds (default: jmeter for --profile study and "
+                        "latency and with --engines, else the one the run measures as cheaper per request)")
     p.add_argument("--seed", type=int, help="seed of the order (default: random, recorded)")
     add_load_options(p, "this machine's address on the route to them (or --bind)")
     p.add_argument("--bind", metavar="ADDR",
@@ -81,7 +90,7 @@ def run(args) -> int:
     code, run_dir = run_matrix(MatrixRequest(
         args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
         args.cases, args.iterations, args.budget_min, args.pin, args.seed, args.resume,
-        parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl))
+        parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl, args.loadgen))
     if code == 0:
         try:
             report(run_dir.name, run_dir.parent, None, args.reference, goal)

@@ -1,17 +1,22 @@
-"""One batch of a run: several measurements, one after another, by one JMeter process running
-benchlib/plans.py's batch plan, while both samplers watch every app, the database and JMeter.
+"""One batch of a run: several measurements, one after another, by one load generator process
+while both samplers watch every app, the database and the load generator: JMeter running
+benchlib/plans.py's batch plan, or collect/wrk_batch.py running one wrk per measurement
+(benchlib/wrk_measure.lua). Both write the same files: each measurement's JTL and window, and a
+log naming each measurement as it starts.
 
-A batch's files stay in `batches/<n>/` of the run: the plan, JMeter's log, each measurement's JTL
-until its item takes it, and the samplers' files for the whole batch, from which each item keeps
-its own window. Which measurement JMeter is on is read from its log, where JMeter names each thread
-group as it starts it (groups run one after another: one starts when the one before has ended).
+A batch's files stay in `batches/<n>/` of the run: the plan, the load generator's log, each
+measurement's JTL until its item takes it, and the samplers' files for the whole batch, from which
+each item keeps its own window. Which measurement the load generator is on is read from its log
+(measurements run one after another: one starts when the one before has ended).
 
 With remote engines (collect/remote.py) each engine's controller has its own `engine-<n>/` folder,
 and each measurement starts at a time set in advance, the same for every engine.
 """
+import json
 import os
 import re
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,9 +27,11 @@ from benchlib.paths import IDS
 from benchlib.processes import stop_group, wait_for_named
 from collect import pinning, remote
 from collect.profiles import Profile
-from collect.samplers import Samplers
+from collect.samplers import LOADGEN_ROLE, Samplers
 
-GROUP_STARTED = re.compile(r"Starting ThreadGroup: (\d+) : ")
+# JMeter names each thread group as it starts it; collect/wrk_batch.py each measurement.
+GROUP_STARTED = re.compile(r"Starting (?:ThreadGroup|measurement): (\d+) : ")
+LOADGENS = ("wrk", "jmeter")
 
 
 @dataclass
@@ -32,7 +39,7 @@ class Slot:
     """One measurement of a batch: the item, and the port of the app that serves it."""
     item: dict
     port: int
-    request: tuple | None = None  # what to send instead of the item's case (plans.ceiling_request)
+    ceiling: bool = False  # send plans.CEILING_PATH (answered 404) instead of the item's case
 
     @property
     def framework(self) -> str:
@@ -44,9 +51,10 @@ class Batch:
     folder: Path
     slots: list[Slot]
     t0: float                      # what the samplers' t_s counts from
-    jmeter: subprocess.Popen | None = None
-    jvm: int | None = None
-    cores: int = 1                 # the CPU set JMeter's JVM runs on: pinned, or all
+    loadgen: str = "jmeter"        # LOADGENS
+    process: subprocess.Popen | None = None  # JMeter, or wrk_batch (local load)
+    loadgen_pid: int | None = None  # what the samplers watch as the load generator: JMeter's JVM, or wrk_batch and its wrk
+    cores: int = 1                 # the CPU set the load generator runs on: pinned, or all
     samplers: Samplers | None = None
     controllers: list[remote.Controller] = field(default_factory=list)  # one per remote engine
     starts: list[int] = field(default_factory=list)  # with engines: each measurement's start, epoch ms
@@ -84,16 +92,16 @@ class Batch:
 
     @property
     def log(self) -> Path:
-        """JMeter's log (with engines, the first controller's)."""
-        return self.controllers[0].log if self.controllers else self.folder / "jmeter.log"
+        """The load generator's log (with engines, the first controller's)."""
+        return self.controllers[0].log if self.controllers else self.folder / f"{self.loadgen}.log"
 
     @property
     def raw(self) -> Path:
         return self.folder / "samplers"
 
     def groups_started(self) -> int:
-        """How many thread groups JMeter has started, from its log; with engines, how many
-        measurements have reached their start time."""
+        """How many measurements the load generator has started, from its log; with engines, how
+        many have reached their start time."""
         if self.controllers:
             now_ms = time.time() * 1000
             return sum(1 for start in self.starts if start <= now_ms)
@@ -104,10 +112,10 @@ class Batch:
         return max((int(n) for n in GROUP_STARTED.findall(text)), default=0)
 
     def exit_code(self) -> int | None:
-        """None while JMeter (every controller, with engines) runs; then its exit code, the first
-        non-zero one of the controllers'."""
+        """None while the load generator (every controller, with engines) runs; then its exit
+        code, the first non-zero one of the controllers'."""
         if not self.controllers:
-            return self.jmeter.poll()
+            return self.process.poll()
         codes = [c.proc.poll() for c in self.controllers]
         return None if None in codes else next((code for code in codes if code), 0)
 
@@ -123,10 +131,10 @@ class Batch:
         return None
 
     def stop(self) -> None:
-        """JMeter (with engines: their tests, then the controllers) and the samplers, whatever
-        state they are in."""
-        if self.jmeter and self.jmeter.poll() is None:
-            stop_group(self.jmeter)
+        """The load generator (with engines: their tests, then the controllers) and the samplers,
+        whatever state they are in."""
+        if self.process and self.process.poll() is None:
+            stop_group(self.process)
         remote.stop(self.controllers)
         if self.samplers:
             self.samplers.stop()
@@ -147,7 +155,8 @@ def measurements(batch: Batch, profile: Profile) -> list[dict]:
     return [{"api": s.item["api"], "case": s.item, "port": s.port,
              "threads": profile.threads(s.item["requests"]), "warmup_s": profile.warmup_s,
              "duration_s": profile.duration_s, "jtl": batch.jtl(i), "ids_dir": IDS,
-             "window_file": batch.window_file(i), "request": s.request, "rampup_s": profile.rampup_s,
+             "window_file": batch.window_file(i),
+             "request": plans.ceiling_request(str(s.port)) if s.ceiling else None, "rampup_s": profile.rampup_s,
              "warmup_cap_s": profile.warmup_cap_s}
             for i, s in enumerate(batch.slots)]
 
@@ -158,28 +167,62 @@ def write_plan(batch: Batch, host: str, profile: Profile) -> Path:
     return path
 
 
+def write_wrk_plan(batch: Batch, host: str, profile: Profile) -> Path:
+    """collect/wrk_batch.py's plan: per measurement, what wrk_measure.lua sends and checks, and
+    the same ramp-up, warm-up rule and window as the JMeter plan's."""
+    ms = lambda seconds: str(round(seconds * 1000))
+    entries = []
+    for i, s in enumerate(batch.slots):
+        threads = profile.threads(s.item["requests"])
+        if s.ceiling:
+            method, path, body, check, ids, status = "GET", plans.CEILING_PATH, None, "status", "-", 404
+            label = f"GET {plans.CEILING_PATH}"
+        else:
+            key = plans.endpoint_key(s.item["rows"], s.item["joins"])
+            method, path, body = plans.request(s.item["api"], key, str(s.item["rows"]))
+            check, status, label = key, 200, plans.label(s.item["api"], key, str(s.item["rows"]))
+            ids = IDS / ("user_ids.csv" if key.startswith("user-") else "comment_ids.csv")
+        entries.append({
+            "label": label, "url": f"http://{host}:{s.port}", "connections": threads,
+            "longest_s": profile.longest(), "window": str(batch.window_file(i)), "jtl": str(batch.jtl(i)),
+            "env": {"WRK_IDS": str(ids), "WRK_METHOD": method, "WRK_PATH": path, "WRK_BODY": body or "-",
+                    "WRK_API": s.item["api"], "WRK_CHECK": check, "WRK_ROWS": str(s.item["rows"]),
+                    "WRK_STATUS": str(status), "WRK_LABEL": label, "WRK_CONNECTIONS": str(threads),
+                    "WRK_RAMPUP_MS": ms(profile.rampup_s), "WRK_WARMUP_MS": ms(profile.warmup_s),
+                    "WRK_WARMUP_CAP_MS": ms(profile.warmup_cap_s or 0), "WRK_DURATION_MS": ms(profile.duration_s),
+                    "WRK_WINDOW": str(batch.window_file(i)), "WRK_JTL": str(batch.jtl(i))}})
+    path = batch.folder / "plan.json"
+    path.write_text(json.dumps({"log": str(batch.log), "measurements": entries}, indent=1))
+    return path
+
+
 def start(batch: Batch, host: str, profile: Profile, launcher: str, targets: dict[str, int],
-          jmeter_cpus, engines: "remote.Engines | None" = None, plan: Path | None = None,
+          loadgen_cpus, engines: "remote.Engines | None" = None, plan: Path | None = None,
           properties: dict | None = None) -> None:
-    """JMeter on the batch's plan (in its own session, so a Ctrl-C reaches the run engine alone,
-    which stops it), then the samplers on `targets` (role -> pid) and the JMeter JVM. `plan`: one
-    written already (collect/latency.py) instead of the closed-model plan of the batch's slots;
-    `properties`: JMeter properties (-J) beyond testbed.properties."""
+    """The load generator on the batch's plan (in its own session, so a Ctrl-C reaches the run
+    engine alone, which stops it), then the samplers on `targets` (role -> pid) and the load
+    generator. JMeter: `launcher` is its launcher; `plan` one written already (collect/latency.py)
+    instead of the closed-model plan of the batch's slots; `properties` JMeter properties (-J)
+    beyond testbed.properties. wrk: collect/wrk_batch.py runs the slots."""
     if engines:
         start_remote(batch, host, profile, launcher, targets, engines)
         return
     batch.warmup_s, batch.duration_s = profile.warmup_s, profile.duration_s
-    plan = plan or write_plan(batch, host, profile)
-    with pinning.launching_on(jmeter_cpus):
-        batch.jmeter = subprocess.Popen(
-            [launcher, "-n", "-t", str(plan), "-q", str(PROPERTIES), "-j", str(batch.log),
-             *(f"-J{k}={v}" for k, v in (properties or {}).items())],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, env={**os.environ, **profile.jmeter_env})
-    batch.jvm = wait_for_named(batch.jmeter.pid, "java")
-    batch.cores = pinning.cores_of(batch.jvm)
+    if batch.loadgen == "wrk":
+        argv = [sys.executable, "-m", "collect.wrk_batch", str(write_wrk_plan(batch, host, profile))]
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    else:
+        plan = plan or write_plan(batch, host, profile)
+        argv = [launcher, "-n", "-t", str(plan), "-q", str(PROPERTIES), "-j", str(batch.log),
+                *(f"-J{k}={v}" for k, v in (properties or {}).items())]
+        env = {**os.environ, **profile.jmeter_env}
+    with pinning.launching_on(loadgen_cpus):
+        batch.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, start_new_session=True, env=env)
+    batch.loadgen_pid = batch.process.pid if batch.loadgen == "wrk" else wait_for_named(batch.process.pid, "java")
+    batch.cores = pinning.cores_of(batch.loadgen_pid)
     batch.raw.mkdir()
-    batch.samplers = Samplers({**targets, "jmeter": batch.jvm}, batch.raw, batch.t0)
+    batch.samplers = Samplers({**targets, LOADGEN_ROLE: batch.loadgen_pid}, batch.raw, batch.t0)
 
 
 def start_remote(batch: Batch, host: str, profile: Profile, launcher: str, targets: dict[str, int],

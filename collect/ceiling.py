@@ -1,98 +1,129 @@
-"""The load generator's ceiling: what JMeter drives on this machine at each of a run's thread counts
-when the server does next to nothing (benchlib/plans.CEILING_PATH, which an app's router answers
-404 without the database), with the run's own plan, windows and JMeter settings. It is measured
-before the first round (and on resume, for any thread count still missing), written to the run's
-ceiling.csv and its folder `ceiling/NNN/`, and used by every item's `loadgen_bound` check
-(collect/validity.py): a cell near it shows JMeter's limit as much as the app's.
+"""The load generator's ceiling: the most it drives at each of a run's thread counts, measured where
+the load runs (its CPU set in the run's layout) against the cheapest answer an app gives
+(benchlib/plans.CEILING_PATH, which the router answers 404 without the database), with the
+generator's CPU set saturated: by the generator alone when it has cores of its own, by the generator
+and that cheap server together when they share the machine. An item needs more of the server per
+request and at least as much of the generator, so no item can exceed it.
 
-With remote engines it is not measured: the load generator is not on this machine, and each
-engine's own CPU is judged instead (collect/remote.py).
+Measured before the first round, in attempts until two in a row agree within STABLE (a first attempt
+also warms the JIT of JMeter and the app), and once more after the rounds (`when` = after), so a
+machine that changed during the run shows. Each attempt's rows go to the run's ceiling.csv (schema 4
+columns) and its files to `ceiling/<loadgen>-<when>-<n>/`. Every item's `loadgen_bound` check
+(collect/validity.py) uses the last attempt before the rounds.
+
+A CPU set that was not saturated (a server slower than the generator's cheapest answer) gets its
+ceiling scaled up to the set's capacity by the generator's CPU per request, and says so
+(`saturated` false). With remote engines it is not measured: the load generator is not on this
+machine, and each engine's own CPU is judged instead (collect/remote.py).
 """
 import csv
-import time
 from pathlib import Path
 
 from benchlib import apps, plans
-from benchlib.jtl import summarize
-from benchlib.results import CEILING, CEILING_V3_COLUMNS, PROC
-from collect import batch as batches
-from collect import item_stats
-from collect.batch import Batch, Slot
+from benchlib.results import CEILING, CEILING_COLUMNS
+from collect import probe
+from collect.batch import Slot
+from collect.item_stats import SATURATION
 
 # The arm whose router answers the ceiling's requests: the cheapest 404 of the study's pair, else
 # the run's first arm.
 PREFERRED = ("aspnet", "express")
+STABLE = 0.05
+MAX_ATTEMPTS = 4
 
 
-def read(run_dir: Path) -> dict[int, float]:
-    """threads -> requests per second JMeter drove, from the run's ceiling.csv ({} if none)."""
+def rows(run_dir: Path, loadgen: str | None = None) -> list[dict]:
+    """ceiling.csv's schema-4 rows (of one load generator), oldest first ([] if none)."""
     try:
         with open(run_dir / CEILING, newline="") as f:
-            return {int(r["threads"]): float(r["throughput_rps"]) for r in csv.DictReader(f) if r["throughput_rps"]}
+            found = list(csv.DictReader(f))
     except FileNotFoundError:
-        return {}
+        return []
+    return [r for r in found if "loadgen" in r and (loadgen is None or r["loadgen"] == loadgen)]
+
+
+def read(run_dir: Path, loadgen: str) -> dict[int, float]:
+    """threads -> the ceiling every item is judged by: the last attempt before the rounds, once two
+    in a row agreed ({} until then)."""
+    before = [r for r in rows(run_dir, loadgen) if r["when"] == "before" and r["ceiling_rps"]]
+    last = max((int(r["attempt"]) for r in before), default=0)
+    return {int(r["threads"]): float(r["ceiling_rps"]) for r in before if int(r["attempt"]) == last} \
+        if stable(before) else {}
+
+
+def stable(before: list[dict]) -> bool:
+    """Whether the last two attempts agree within STABLE at every thread count (or the attempts
+    ran out)."""
+    by_attempt: dict[int, dict[int, float]] = {}
+    for r in before:
+        by_attempt.setdefault(int(r["attempt"]), {})[int(r["threads"])] = float(r["ceiling_rps"])
+    if len(by_attempt) >= MAX_ATTEMPTS:
+        return True
+    if len(by_attempt) < 2:
+        return False
+    *_, previous, last = (by_attempt[k] for k in sorted(by_attempt))
+    return set(previous) == set(last) and all(abs(last[t] / previous[t] - 1) <= STABLE for t in last)
 
 
 def target(arms: list[str]) -> str:
     return next((a for a in PREFERRED if a in arms), arms[0])
 
 
-def measure(engine, thread_counts: list[int], progress) -> dict[int, float]:
-    """Measures the thread counts ceiling.csv lacks, one JMeter process for all, and returns every
-    thread count's ceiling. `engine` is the run's RunEngine (its apps, profile, JMeter, CPU sets)."""
-    known = read(engine.dir)
-    missing = [t for t in thread_counts if t not in known]
-    if not missing or engine.engines:
-        return known
+def measure(engine, loadgen: str, thread_counts: list[int], progress, when: str = "before") -> dict[int, float]:
+    """Attempts until the ceiling is stable (before the rounds) or one attempt (after), each a
+    batch of `loadgen` over `thread_counts`; returns read(). `engine` is the run's RunEngine (its
+    apps, layout and JMeter)."""
+    if engine.engines:
+        return {}
     arm = target(list(engine.frameworks))
-    engine.ensure_app(arm)
     port = apps.port(engine.frameworks[arm])
-    # The first measurement only warms JMeter's JIT and the app up (each round's JMeter is warm
-    # by the time it measures most items); it is not recorded.
-    batch = Batch(batches.new_folder(engine.dir, engine.dir / "ceiling"),
-                  [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm},
-                        port, plans.ceiling_request(str(port))) for t in [max(missing), *missing]], time.time())
-    db_pid = engine.database_pid()
-    targets = {"app:" + arm: engine.apps[arm].pid, **({"db": db_pid} if db_pid else {})}
-    progress.note(f"ceiling: what JMeter drives at {', '.join(map(str, missing))} threads against "
-                  f"{arm}'s GET {plans.CEILING_PATH} (404) …")
-    p = engine.profile
-    try:
-        batches.start(batch, apps.host(), p, engine.jmeter, targets, engine.cpus.get("jmeter"))
-        batch.jmeter.wait(timeout=len(batch.slots) * (p.longest() + 30) + 120)
-    finally:
-        batch.stop()
-    rows = [row(batch, i, threads, arm, engine.manifest["machine"]["cores"])
-            for i, threads in enumerate(missing, start=1)]
-    new = not (engine.dir / CEILING).exists()
-    with open(engine.dir / CEILING, "a", newline="") as f:
-        writer = csv.DictWriter(f, CEILING_V3_COLUMNS, lineterminator="\n")
-        if new:
+    progress.note(f"ceiling: what {loadgen} drives {'after the rounds ' if when == 'after' else ''}at "
+                  f"{', '.join(map(str, thread_counts))} connections against {arm}'s GET {plans.CEILING_PATH} (404) …")
+    while True:
+        done = [r for r in rows(engine.dir, loadgen) if r["when"] == when]
+        if (when == "before" and stable(done)) or (when == "after" and done):
+            break
+        attempt = 1 + max((int(r["attempt"]) for r in done), default=0)
+        engine.ensure_app(arm)
+        folder = engine.dir / "ceiling" / f"{loadgen}-{when}-{attempt}"
+        folder.mkdir(parents=True)
+        slots = [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm}, port,
+                      ceiling=True) for t in thread_counts]
+        measured = probe.run(engine, folder, slots, loadgen)
+        shared = not engine.cpus.get("loadgen")
+        new = [row(f, loadgen, when, attempt, t, arm, engine.manifest["machine"]["cores"], shared)
+               for f, t in zip(measured, thread_counts)]
+        append(engine.dir / CEILING, new)
+        for r in new:
+            progress.note(f"  {loadgen} attempt {attempt}, {r['threads']} connections: {r['throughput_rps'] or '-'} req/s, "
+                          f"ceiling {r['ceiling_rps'] or '-'} ({'saturated' if r['saturated'] else 'scaled to capacity'})")
+    return read(engine.dir, loadgen)
+
+
+def append(path: Path, new: list[dict]) -> None:
+    fresh = not path.exists()
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, CEILING_COLUMNS, lineterminator="\n")
+        if fresh:
             writer.writeheader()
-        writer.writerows(rows)
-    for r in rows:
-        progress.note(f"ceiling: {r['threads']} threads: {r['throughput_rps'] or '-'} req/s, "
-                      f"JMeter {r['loadgen_cpu_mean_pct'] or '-'} % of one core")
-    return read(engine.dir)
+        writer.writerows({k: "" if r.get(k) is None else r[k] for k in CEILING_COLUMNS} for r in new)
 
 
-def row(batch: Batch, index: int, threads: int, arm: str, cores: int) -> dict:
-    """One thread count's figures, its sampler rows cut to its window beside its JTL."""
-    window = batch.window_ms(index)
-    folder = batch.folder / f"threads-{threads}"
-    folder.mkdir()
-    summary = summarize(batch.jtl(index), window) if window else {}
-    stats = {}
-    if window:
-        roles = {f"app:{arm}": "app", "db": "db", "jmeter": "jmeter"}
-        for sampled in sorted(batch.raw.iterdir()):
-            item_stats.trim(sampled, folder / sampled.name, window[0] / 1000 - batch.t0,
-                            window[1] / 1000 - batch.t0, roles)
-        stats = item_stats.sampler_stats(folder / PROC)
-    busy = [v for v in (stats.get("cpu_mean_pct"), stats.get("db_cpu_mean_pct"), stats.get("loadgen_cpu_mean_pct"))
-            if v is not None]
-    return {"threads": threads, "iteration": 1, "target": f"{arm} GET {plans.CEILING_PATH} (404)",
-            "window_s": summary.get("window_s"), "samples": summary.get("samples"),
-            "throughput_rps": summary.get("throughput_rps"), "mean_ms": summary.get("mean_ms"),
-            "loadgen_cpu_mean_pct": stats.get("loadgen_cpu_mean_pct"), "app_cpu_mean_pct": stats.get("cpu_mean_pct"),
-            "machine_cpu_pct": round(sum(busy) / cores, 1) if busy else None}
+def row(f: probe.Figures, loadgen: str, when: str, attempt: int, threads: int, arm: str, cores: int,
+        shared: bool) -> dict:
+    """One thread count's figures. The generator's CPU set is `f.cores` cores; wrk runs a thread
+    per connection and JMeter as many as it likes, so either can use the whole set. Sharing the
+    machine, the set is saturated by the generator and the cheap server together."""
+    app, db, generator = (f.stats.get(k) for k in ("cpu_mean_pct", "db_cpu_mean_pct", "loadgen_cpu_mean_pct"))
+    capacity = 100 * min(f.cores, threads)
+    used = (generator or 0) + ((app or 0) + (db or 0) if shared else 0)
+    saturated = used >= SATURATION * capacity
+    rps = f.rps
+    ceiling = rps if saturated or not rps or not used else round(rps * capacity / used, 3)
+    busy = [v for v in (app, db, generator) if v is not None]
+    return {"loadgen": loadgen, "when": when, "attempt": attempt, "threads": threads,
+            "target": f"{arm} GET {plans.CEILING_PATH} (404)", "window_s": f.summary.get("window_s"),
+            "samples": f.summary.get("samples"), "throughput_rps": rps, "mean_ms": f.summary.get("mean_ms"),
+            "loadgen_cpu_mean_pct": generator, "loadgen_cpu_ms_per_req": f.per_request("loadgen_cpu_mean_pct"),
+            "loadgen_capacity_pct": capacity, "saturated": saturated, "ceiling_rps": ceiling,
+            "app_cpu_mean_pct": app, "machine_cpu_pct": round(sum(busy) / cores, 1) if busy else None}

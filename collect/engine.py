@@ -1,7 +1,9 @@
 """The run engine behind `./testbed run`: works through a run's items in their recorded order, a
-batch at a time (collect/batch.py: one JMeter process measures a batch's items one after another),
-starting each app when it is first needed and, in the study's protocol, afresh for every case
-(DESIGN §5, §7).
+batch at a time (collect/batch.py: one load generator process, wrk's driver or JMeter, measures a
+batch's items one after another), starting each app when it is first needed and, in the study's
+protocol, afresh for every case (DESIGN §5, §7). Before the first round it measures the reference
+work (collect/reference.py), chooses the load generator and the layout from it where the run left
+them open, and measures the load generator's ceiling; after the rounds, the ceiling again.
 
 A folder that exists belongs to a finished item or to an attempt that was cut short; the latter is
 moved under `interrupted/` before it is redone, so nothing is ever overwritten.
@@ -10,6 +12,7 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,18 +28,51 @@ from benchlib.processes import alive, stop_group
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SUMMARY, append_summary,
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
-from collect import ceiling, extra_passes, latency, pinning, remote
+from collect import ceiling, extra_passes, latency, pinning, reference, remote
 from collect.remote import EngineLost
 from collect.rounds import Rounds
-from collect.batch import Batch, Slot
+from collect.batch import LOADGENS, Batch, Slot
 from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, judge, log_tail, new_record,
                           outcome_line, sampled_pid, trimmed_stats)
 from collect.profiles import Profile
+from collect.samplers import LOADGEN_ROLE, MACHINE_ROLES
 from collect.progress import Progress, final_report
 from collect.run_manifest import loaded_report, now_iso
 
 FINISHED = ("ok", "failed", "excluded")
 READY_TIMEOUT_S = 90
+LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket errors), in the item's folder
+
+
+def socket_errors(out: Path) -> dict[str, int]:
+    """The connections wrk lost during a measurement, by kind, from its report ({} if none)."""
+    try:
+        line = next((l for l in out.read_text().splitlines() if l.startswith("SOCKET_ERRORS ")), "")
+    except OSError:
+        return {}
+    counts = {k: int(v) for k, v in (pair.split("=") for pair in line.split()[1:])}
+    return {k: v for k, v in counts.items() if v}
+
+
+def choose_loadgen(measured: dict) -> dict:
+    """The load generator that spent less CPU per request on the same cell, so leaves the servers
+    the most of the machine (DESIGN §5), with why."""
+    costs = {lg: e["loadgen_cpu_ms_per_req"] for lg, e in measured["loadgens"].items() if e.get("loadgen_cpu_ms_per_req")}
+    tool = min(costs, key=costs.get)
+    others = ", ".join(f"{lg} {ms * 1000:.0f} µs" for lg, ms in costs.items() if lg != tool)
+    return {"tool": tool, "why": f"it spent {costs[tool] * 1000:.0f} µs of CPU per request on "
+                                 f"{measured['loadgens'][tool]['at']}" + (f", against {others}" if others else "")
+                                 + ": the cheaper load generator leaves the servers the most of this machine"}
+
+
+def choose_layout(measured: dict, loadgen: str) -> dict:
+    """The layout from the reference work: the fastest arm's REST case 1 gives the server's CPU per
+    request (app + database) and the load generator's (collect/pinning.py choose)."""
+    cells = [e["rest_case_1"] for e in measured["apps"].values() if e["rest_case_1"].get("throughput_rps")]
+    fastest = max(cells, key=lambda c: c["throughput_rps"])
+    generator = measured["loadgens"].get(loadgen, {}).get("loadgen_cpu_ms_per_req") or fastest["loadgen_cpu_ms_per_req"]
+    return pinning.choose(sorted(os.sched_getaffinity(0)), generator,
+                          (fastest["app_cpu_ms_per_req"] or 0) + (fastest["db_cpu_ms_per_req"] or 0))
 
 
 class DatabaseDown(Exception):
@@ -47,6 +83,17 @@ class AppFailed(Exception):
     def __init__(self, message, tail):
         super().__init__(message)
         self.tail = tail
+
+
+@dataclass
+class Sink:
+    """Where measured items go: the run's own (its folder and summary.csv, measured by the run's
+    load generator, from remote engines if it has them), or the cross-check's (crosscheck/ and
+    crosscheck.csv, by the other one, on this machine)."""
+    root: Path
+    summary: Path
+    loadgen: str
+    remote: bool = False
 
 
 @dataclass
@@ -73,14 +120,33 @@ class RunEngine:
         self.stream = stream or sys.stdout
         self.engines = engines  # None: JMeter runs here
         self.profile = Profile.from_recorded(manifest["settings"]["profile"])
-        self.pinning = manifest["pinning"]
-        self.cpus = self.pinning.get("cpus", {}) if self.pinning.get("applied") else {}
         known = cases()
         self.items = [parse_item_key(k, known) for k in manifest["order"]]
         self.apps: dict[str, RunningApp] = {}
         self.loaded: dict[str, dict | None] = {}   # framework -> what its running app reported
         self.pinned_db: int | None = None          # the database pid whose threads were moved
-        self.ceiling: dict[int, float] = ceiling.read(run_dir)  # threads -> what JMeter can drive
+        # loadgen -> threads -> what it drives against the cheapest answer (collect/ceiling.py)
+        self.ceilings = {lg: ceiling.read(run_dir, lg) for lg in LOADGENS}
+        self.crosschecking: Sink | None = None  # set while the cross-check measures (measuring_into)
+
+    @property
+    def sink(self) -> Sink:
+        return self.crosschecking or Sink(self.dir, self.dir / SUMMARY, self.loadgen, remote=bool(self.engines))
+
+    @property
+    def layout(self) -> dict:
+        return self.manifest["layout"]
+
+    @property
+    def cpus(self) -> dict:
+        """role -> the cores it is pinned to ({} when every core is shared)."""
+        return self.layout.get("cpus", {}) if self.layout.get("applied") else {}
+
+    @property
+    def loadgen(self) -> str:
+        """The load generator measuring the run's items: remote engines are JMeter's; otherwise as
+        chosen (`--loadgen`, or by the reference work), JMeter for runs made before wrk measured."""
+        return "jmeter" if self.engines else self.manifest.get("loadgen", {}).get("tool") or "jmeter"
 
     # --- the run's files --------------------------------------------------------------------------
     def set_state(self, status: str, reason: str | None = None) -> None:
@@ -90,7 +156,7 @@ class RunEngine:
             "done": sum(1 for item in self.items if self.finished(item))})
 
     def item_dir(self, item: dict) -> Path:
-        return self.dir / item_key(item)
+        return self.sink.root / item_key(item)
 
     def finished(self, item: dict) -> bool:
         try:
@@ -104,7 +170,7 @@ class RunEngine:
         if not folder.exists():
             return
         n = 1
-        while (target := self.dir / "interrupted" / f"{item_key(item)}-attempt-{n}").exists():
+        while (target := self.sink.root / "interrupted" / f"{item_key(item)}-attempt-{n}").exists():
             n += 1
         target.parent.mkdir(parents=True, exist_ok=True)
         folder.rename(target)
@@ -139,8 +205,7 @@ class RunEngine:
                 progress.result(item_key(item), self.exclude(item))
             todo = [i for i in todo if self.serves(i)]
             if todo:
-                self.ceiling = ceiling.measure(
-                    self, sorted({self.profile.threads(i["requests"]) for i in self.items}), progress)
+                self.prepare_load(progress)
             progress.begin_items(extra_passes.estimate_s(self) + latency.estimate_s(self))
             rounds = Rounds(self)
             while todo:
@@ -151,6 +216,8 @@ class RunEngine:
                 todo = [item for item in todo if not self.finished(item)] or rounds.add()
                 progress.total = len(self.items)
             try:
+                if not self.engines:
+                    ceiling.measure(self, self.loadgen, self.thread_counts(), progress, when="after")
                 extra_passes.crosscheck(self, progress)
                 extra_passes.memory(self, progress)
             except AppFailed as e:
@@ -186,6 +253,43 @@ class RunEngine:
         final_report(self.dir.name, len(self.items), summary_rows(self.dir / SUMMARY), self.stream)
         return 0
 
+    @contextmanager
+    def measuring_into(self, root: Path, summary: Path, loadgen: str):
+        """Items measured inside the block go to `root` and `summary`, by `loadgen` on this machine
+        (the cross-check)."""
+        self.crosschecking = Sink(root, summary, loadgen)
+        try:
+            yield
+        finally:
+            self.crosschecking = None
+
+    def thread_counts(self) -> list[int]:
+        return sorted({self.profile.threads(i["requests"]) for i in self.items})
+
+    def prepare_load(self, progress: Progress) -> None:
+        """Before the first round (each step kept, so a resumed run skips what it has): the
+        reference work, the load generator and the layout where the run left them to
+        measurement, the layout applied, and the load generator's ceiling."""
+        if self.engines:
+            return
+        chosen = self.manifest["loadgen"]
+        measured = reference.measure(self, list(LOADGENS) if chosen["requested"] == "auto" else [self.loadgen],
+                                     progress)
+        changed = False
+        if chosen.get("tool") is None:
+            chosen.update(choose_loadgen(measured))
+            changed = True
+            progress.note(f"load generator: {chosen['tool']}: {chosen['why']}")
+        if self.layout["requested"] == "auto" and "loadgen_share" not in self.layout:
+            self.manifest["layout"] = choose_layout(measured, self.loadgen)
+            changed = True
+            progress.note(f"layout: {self.layout['note']}")
+        if changed:
+            write_json(self.dir / MANIFEST, self.manifest)
+        if self.cpus:
+            self.restart_apps(list(self.apps))  # started before the layout: now on the server's cores
+        self.ceilings[self.loadgen] = ceiling.measure(self, self.loadgen, self.thread_counts(), progress)
+
     def set_aside_unfinished(self) -> None:
         for item in self.items:
             if not self.finished(item):
@@ -219,6 +323,17 @@ class RunEngine:
         if not managed_db.answering(self.db):
             raise DatabaseDown(f"the database ({self.db.describe()}) "
                                + (f"went down during {during}" if during else "is not answering"))
+
+    def sampled(self) -> dict[str, int]:
+        """What the samplers watch besides the load generator: every running app, the database."""
+        db_pid = self.database_pid()
+        return {**{f"app:{name}": app.pid for name, app in self.apps.items()}, **({"db": db_pid} if db_pid else {})}
+
+    def roles(self, framework: str) -> dict[str, str]:
+        """How a measurement of `framework` keeps the samplers' rows (item_stats.trim): its app as
+        `app`, the other arms' apps (idle meanwhile) as `other-app`, and the rest as they are."""
+        return {**{f"app:{name}": "app" if name == framework else "other-app" for name in self.frameworks},
+                **{role: role for role in ("db", LOADGEN_ROLE, "engine", "samplers", *MACHINE_ROLES)}}
 
     # --- the apps --------------------------------------------------------------------------------
     def serves(self, item: dict) -> bool:
@@ -304,15 +419,12 @@ class RunEngine:
         self.check_database()
         batch = Batch(batches.new_folder(self.dir),
                       [Slot(item, apps.port(self.frameworks[item["framework"]]))
-                       for item in items], time.time())
+                       for item in items], time.time(), loadgen=self.sink.loadgen)
         db_pid = self.database_pid()
-        targets = {f"app:{name}": app.pid for name, app in self.apps.items()}
-        if db_pid:
-            targets["db"] = db_pid
         marks: list[dict] = []
         try:
-            batches.start(batch, apps.host(), self.profile, self.jmeter, targets, self.cpus.get("jmeter"),
-                          self.engines)
+            batches.start(batch, apps.host(), self.profile, self.jmeter, self.sampled(), self.cpus.get("loadgen"),
+                          self.engines if self.sink.remote else None)
             end = self.watch(batch, db_pid, marks, progress)
         except KeyboardInterrupt:
             batch.stop()
@@ -335,7 +447,7 @@ class RunEngine:
             raise EngineLost(end.reason)
 
     def finished_before_cut(self, batch: Batch, marks: list) -> int:
-        return len(batch.slots) if (batch.jmeter or batch.controllers) and batch.exit_code() == 0 \
+        return len(batch.slots) if (batch.process or batch.controllers) and batch.exit_code() == 0 \
             and len(marks) == len(batch.slots) else max(0, len(marks) - 1)
 
     def watch(self, batch: Batch, db_pid: int | None, marks: list, progress: Progress) -> BatchEnd:
@@ -391,7 +503,8 @@ class RunEngine:
         folder = self.item_dir(slot.item)
         folder.mkdir(parents=True)
         record = new_record(slot.item, self.profile)
-        record["pids"] = {"app": self.apps[slot.framework].pid, "db": db_pid, "jmeter": batch.jvm}
+        record["pids"] = {"app": self.apps[slot.framework].pid, "db": db_pid, "loadgen": batch.loadgen_pid}
+        record["loadgen"] = batch.loadgen
         record["variant"] = self.frameworks[slot.framework]["variant"]["name"]
         record["loaded"] = self.loaded.get(slot.framework)
         record["batch"] = {"folder": batch.folder.relative_to(self.dir).as_posix(),
@@ -421,7 +534,7 @@ class RunEngine:
                                        log_tail(batch.log), summary)
         if (summary.get("errors") or 0) > 0:
             self.check_database(item_key(item))
-        roles = {f"app:{slot.framework}": "app", "db": "db", "jmeter": "jmeter",
+        roles = {**self.roles(slot.framework),
                  **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
         window, stats = trimmed_stats(folder, batch.raw, batch.t0, roles, window_ms)
         window["warmup_taken_s"] = batch.warmup_taken_s(index)
@@ -429,12 +542,16 @@ class RunEngine:
         if engines is not None:  # the load generator is the busiest engine, on its own cores
             cores, stats = remote.busiest(engines, stats)
         threads = record["load"]["threads"]
+        lost = socket_errors(folder / LOADGEN_OUT)
         flags, checks = judge(summary, stats, threads, cores, self.manifest["machine"]["cores"],
-                              self.ceiling.get(threads), engines)
+                              None if engines else self.ceilings.get(batch.loadgen, {}).get(threads), engines,
+                              batch.loadgen, sum(lost.values()))
+        if lost:
+            record["socket_errors"] = lost
         record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=cores,
                       window=window, results={**summary, **stats}, checks=checks)
         write_json(folder / RUN_JSON, record)
-        append_summary(self.dir / SUMMARY, summary_row(item, "ok", flags, summary, stats, checks))
+        append_summary(self.sink.summary, summary_row(item, "ok", flags, summary, stats, checks))
         return outcome_line(summary, stats, flags, checks)
 
     def take_files(self, batch: Batch, index: int, marks: list, record: dict) -> list[dict] | None:
@@ -448,6 +565,8 @@ class RunEngine:
             record.update(loadgen="engines", engines=engines)
         elif batch.jtl(index).exists():
             batch.jtl(index).rename(folder / JTL)
+            if batch.jtl(index).with_suffix(".out").exists():  # wrk's own report, beside its JTL
+                batch.jtl(index).with_suffix(".out").rename(folder / LOADGEN_OUT)
         if slot.framework in marks[index]:
             log, start = marks[index][slot.framework]
             after = marks[index + 1].get(slot.framework) if index + 1 < len(marks) else None
@@ -475,5 +594,5 @@ class RunEngine:
         if tail is not None:
             record["log_tail"] = tail
         write_json(self.item_dir(item) / RUN_JSON, record)
-        append_summary(self.dir / SUMMARY, summary_row(item, status, [], summary, stats))
+        append_summary(self.sink.summary, summary_row(item, status, [], summary, stats))
         return f"{status}: {reason}"

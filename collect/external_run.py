@@ -72,13 +72,15 @@ def manifest(run_id: str, profile: Profile, targets: dict[str, Target], framewor
         "schema_version": SCHEMA_VERSION, "run_id": run_id, **run_manifest.git(),
         "created_at": run_manifest.now_iso(), "profile": profile.name,
         "settings": {"profile": profile.settings(), "frameworks": frameworks, "apis": apis,
-                     "cases": case_numbers, "iterations": profile.iterations, "pin": False},
+                     "cases": case_numbers, "iterations": profile.iterations, "pin": "no-pin", "loadgen": "jmeter"},
         "seed": None, "order": order(frameworks, apis, case_numbers, profile.iterations),
         "frameworks": {f: {"name": f, "host": targets[f].host, "port": targets[f].port,
                            "apis": list(targets[f].apis)} for f in frameworks},
         "versions": run_manifest.runtime_versions(launcher),
         "machine": run_manifest.machine(),
-        "pinning": pinning.plan(False),
+        "loadgen": {"requested": "jmeter", "tool": "jmeter", "why": "the Docker runner's load generator"},
+        "layout": {"requested": "no-pin", "applied": False,
+                   "note": "the apps and the database in their own containers, JMeter in this one"},
         "runner": {"name": RUNNER, "restart": "never: the apps run in their own containers",
                    "api_cpus": os.environ.get("API_CPUS"), "api_memory": os.environ.get("API_MEMORY")},
         "database": {"managed": False, "sampled": False},
@@ -104,8 +106,8 @@ def measure_one(run_dir: Path, target: Target, item: dict, profile: Profile, ids
     samplers, timed_out = None, False
     try:
         jvm = wait_for_named(jm.pid, "java")
-        samplers = Samplers({"jmeter": jvm}, folder / "raw", t0, kinds=("proc",))
-        record["pids"] = {"app": None, "db": None, "jmeter": jvm}
+        samplers = Samplers({"loadgen": jvm}, folder / "raw", t0, kinds=("proc",))
+        record["pids"] = {"app": None, "db": None, "loadgen": jvm}
         write_json(folder / RUN_JSON, record)
         jm.wait(timeout=profile.rampup_s + profile.warmup_s + profile.duration_s + JMETER_SLACK_S)
     except subprocess.TimeoutExpired:

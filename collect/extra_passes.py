@@ -1,12 +1,13 @@
-"""What a run measures with wrk after its JMeter rounds, each pass resumable row by row:
+"""What a run measures after its rounds, each pass resumable item by item:
 
-- **the cross-check** (crosscheck.csv): cases 1, 13 and 18 of each API in the run, every arm, in as
-  many interleaved rounds as the run has, at the case's concurrency, on the apps that served the
-  run. Beside JMeter's ratio it shows what a load generator of a fraction of JMeter's CPU per
-  request measures on the same cells; where they differ, JMeter set the ratio.
+- **the cross-check** (crosscheck.csv, items under crosscheck/): cases 1, 13 and 18 of each API in
+  the run, every arm, in as many interleaved rounds as the run has, measured again by the other load
+  generator (JMeter when wrk measured the run, wrk when JMeter did) through the same batches,
+  windows and checks, on the apps that served the run; its rows are whole items in summary.csv's
+  columns. Where the two generators' ratios differ, the one with less headroom set its ratio.
 - **memory per case** (memory.csv): every (arm, API, case) on a fresh process (smoke: cases 1, 13
   and 18 only, the profile's `memory_cases`), restarted just before it, under the case's concurrency
-  for the profile's `memory_s`; its peak resident memory is the process's own high-water mark (VmHWM). The apps serve the whole run for the JMeter rounds (a
+  for the profile's `memory_s`; its peak resident memory is the process's own high-water mark (VmHWM). The apps serve the whole run for the rounds (a
   restart before each case would have .NET measured during its tiered JIT's warm-up), so their
   in-window RSS carries every case before; this pass gives each case's memory on its own.
 """
@@ -16,17 +17,16 @@ from pathlib import Path
 
 from benchlib import apps
 from benchlib.processes import children
-from benchlib.results import (CROSSCHECK, CROSSCHECK_V3_COLUMNS, ITEM_FIELDS, MEMORY, MEMORY_COLUMNS,
-                              item_key, parse_item_key)
+from benchlib.results import (CROSSCHECK, ITEM_FIELDS, MEMORY, MEMORY_COLUMNS, item_key, parse_item_key)
 from benchlib import wrk
+from collect import ceiling
 from collect.order import order
 
 CROSSCHECK_CASES = (1, 13, 18)
-# The cross-check's connections open and the apps settle before its measured seconds.
-CROSSCHECK_WARMUP_S = 1
-# What a pass's measurement costs beyond its seconds of load (wrk's start, a fresh app's start-up),
-# for the run's time budget.
-OVERHEAD_S = {"crosscheck": 1, "memory": 3}
+CROSSCHECK_DIR = "crosscheck"
+# What a pass's measurement costs beyond its seconds of load (the load generator's start and end, a
+# fresh app's start-up), for the run's time budget.
+OVERHEAD_S = {"crosscheck": 2, "memory": 3}
 
 
 def done(path: Path) -> set[str]:
@@ -59,32 +59,39 @@ def todo(engine, path: Path, case_numbers, iterations: int) -> list[dict]:
     return [item for item in (parse_item_key(k, known) for k in keys if k not in have) if engine.serves(item)]
 
 
+def other_loadgen(engine) -> str:
+    return "wrk" if engine.loadgen == "jmeter" else "jmeter"
+
+
 def estimate_s(engine) -> float:
     """Roughly how long the passes still to do will take, so extra rounds leave them room."""
     p = engine.profile
     cross = len(todo(engine, engine.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
-        * (CROSSCHECK_WARMUP_S + p.crosscheck_s + OVERHEAD_S["crosscheck"]) if p.crosscheck_s else 0
+        * (p.longest() + OVERHEAD_S["crosscheck"]) if p.crosscheck else 0
     mem = len(todo(engine, engine.dir / MEMORY, memory_cases(engine), 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
         if p.memory_s else 0
     return cross + mem
 
 
 def crosscheck(engine, progress) -> None:
-    path, seconds = engine.dir / CROSSCHECK, engine.profile.crosscheck_s
-    items = todo(engine, path, CROSSCHECK_CASES, engine.profile.iterations) if seconds else []
-    if items:
-        progress.note(f"cross-check: {len(items)} measurements with wrk (cases "
-                      f"{', '.join(map(str, CROSSCHECK_CASES))}, {seconds:g} s each) …")
-    for item in items:
-        engine.ensure_app(item["framework"])
-        url = apps.url(engine.frameworks[item["framework"]])
-        connections = engine.profile.threads(item["requests"])
-        wrk.run(url, item, connections, CROSSCHECK_WARMUP_S)
-        figures = wrk.run(url, item, connections, seconds)
-        append(path, CROSSCHECK_V3_COLUMNS, {"tool": "wrk", **{k: item[k] for k in ITEM_FIELDS},
-                                          "connections": connections, **figures})
-        progress.note(f"  wrk {item_key(item)}: {figures['throughput_rps']:.0f} req/s, "
-                      f"mean {figures['mean_ms']:.1f} ms, {figures['errors']} errors")
+    """The cross-check's items, a round per batch, into crosscheck/ and crosscheck.csv, after the
+    other load generator's ceiling (measured here if the run has none for it)."""
+    items = todo(engine, engine.dir / CROSSCHECK, CROSSCHECK_CASES, engine.profile.iterations) \
+        if engine.profile.crosscheck else []
+    if not items:
+        return
+    loadgen = other_loadgen(engine)
+    progress.total += len(items)
+    progress.note(f"cross-check: {len(items)} measurements with {loadgen} (cases "
+                  f"{', '.join(map(str, CROSSCHECK_CASES))}) …")
+    with engine.measuring_into(engine.dir / CROSSCHECK_DIR, engine.dir / CROSSCHECK, loadgen):
+        for item in items:
+            engine.set_aside(item)  # an attempt cut short by an interruption
+        engine.ceilings[loadgen] = ceiling.measure(engine, loadgen, engine.thread_counts(), progress)
+        while items:
+            batch = [i for i in items if i["iteration"] == items[0]["iteration"]]
+            engine.run_batch(batch, progress)
+            items = todo(engine, engine.dir / CROSSCHECK, CROSSCHECK_CASES, engine.profile.iterations)
 
 
 def memory(engine, progress) -> None:

@@ -159,8 +159,7 @@ def run_round(engine, todo: list[dict], round_: int, progress) -> None:
     groups = [{"api": m["api"], "case": m, "port": batch.slots[i].port, "pool": m["pool_threads"],
                "end_ms": length_ms, "offsets": arrivals.offsets(m["target_rps"], length_ms, seed_of(engine, m))}
               for i, m in enumerate(todo)]
-    db_pid = engine.database_pid()
-    targets = {f"app:{name}": app.pid for name, app in engine.apps.items()} | ({"db": db_pid} if db_pid else {})
+    targets = engine.sampled()
     title = f"latency round {round_} ({batch.folder.name})"
     where = f"{len(engine.engines.endpoints)} engines" if engine.engines else "one JMeter"
     progress.note(f"latency: round {round_}/{LATENCY_ROUNDS}: {len(todo)} measurements of "
@@ -175,7 +174,7 @@ def run_round(engine, todo: list[dict], round_: int, progress) -> None:
                                                    engine.engines, engine.jmeter, PROPERTIES)
             batches.sample_remote(batch, targets)
         else:
-            batches.start(batch, apps.host(), engine.profile, engine.jmeter, targets, engine.cpus.get("jmeter"),
+            batches.start(batch, apps.host(), engine.profile, engine.jmeter, targets, engine.cpus.get("loadgen"),
                           plan=local_plan(batch, groups, title), properties=PROPERTIES)
         follow(batch, todo, deadline, progress)
         count = finished(batch)
@@ -227,7 +226,7 @@ def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
 def finished(batch: Batch) -> int:
     """How many of the round's measurements ran to their end: all when JMeter exited cleanly, else
     (exited otherwise, or still running) those before the one it was on."""
-    if batch.jmeter is None and not batch.controllers:
+    if batch.process is None and not batch.controllers:
         return 0
     if batch.exit_code() == 0:
         return len(batch.slots)
@@ -271,7 +270,7 @@ def measure(engine, batch: Batch, index: int, m: dict) -> dict | None:
     else:  # nothing was sent: the file says so rather than being missing
         samples = []
         out.write_text("timeStamp,elapsed,label,success," + SAMPLE_VARIABLES + "\n")
-    roles = {f"app:{m['framework']}": "app", "db": "db", "jmeter": "jmeter",
+    roles = {**engine.roles(m["framework"]),
              **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
     for sampled in sorted(batch.raw.iterdir()):
         item_stats.trim(sampled, out.parent / sampled.name, w0 / 1000 - batch.t0, w1 / 1000 - batch.t0, roles)

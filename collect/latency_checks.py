@@ -5,8 +5,8 @@ schedule and the samplers.
 - **valid**: JMeter held the schedule and every figure could be computed.
 - **bound**: JMeter's own lag set the latencies as much as the server did (the 99th percentile of
   the time JMeter held arrivals that a thread had in time above LAG_MS and above LAG_SHARE of the
-  measured p99), or the machine was busy with the load generator holding a share of it, as in
-  collect/validity.py; not judged.
+  measured p99), or the machine was busy with the load generator holding a share of it
+  (MACHINE_BUSY_PCT, LOADGEN_SHARE_PCT); not judged.
 - **invalid**: nothing was sent, a request failed, or the window is unknown.
 
 `saturated` is a result, not a fault: the server could not keep up with the rate (its pool of
@@ -16,8 +16,10 @@ The thresholds and why they are what they are: collect/README.md ("The latency p
 import csv
 from pathlib import Path
 
-from collect.validity import LOADGEN_SHARE_PCT, MACHINE_BUSY_PCT
-
+# The machine: all its cores busy, with JMeter holding this share of them, means the app was denied
+# CPU that JMeter took, and JMeter's sends ran late for want of CPU.
+MACHINE_BUSY_PCT = 90.0
+LOADGEN_SHARE_PCT = 30.0
 # An arrival sent more than this after its intended time is late (a few ms is the scheduler's and
 # the JVM's own jitter on a loaded 2-core machine).
 LATE_MS = 10

@@ -28,18 +28,19 @@ class MatrixRequest:
     cases: list[int] | None = None
     iterations: int | None = None
     budget_min: float | None = None  # extra rounds while the run stays within this many minutes
-    pin: bool = False
+    pin: bool | None = None  # --pin, --no-pin; None: the layout is chosen by measurement
     seed: int | None = None
     resume: str | None = None
     engines: list[Endpoint] | None = None  # remote JMeter engines; None: JMeter runs here
     bind: str | None = None                # where the apps listen (default: loopback, or towards the engines)
     ssl: bool = True                       # RMI over SSL to the engines
+    loadgen: str | None = None             # wrk or jmeter; None: by profile, engines or measurement
 
     def chosen(self) -> list[str]:
         """The options given besides --resume and --results-dir."""
         return [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "budget_min", "seed",
-                            "engines", "bind") if getattr(self, o) is not None] \
-            + (["pin"] if self.pin else []) + ([] if self.ssl else ["no-ssl"])
+                            "engines", "bind", "loadgen") if getattr(self, o) is not None] \
+            + ({True: ["pin"], False: ["no-pin"]}.get(self.pin, [])) + ([] if self.ssl else ["no-ssl"])
 
 
 def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
@@ -52,6 +53,7 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     if not request.resume:
         preflight.check_options(request.apis or [], request.cases or [], request.iterations,
                                 request.budget_min)
+        preflight.check_loadgen(request.loadgen, request.profile or DEFAULT, bool(request.engines))
     preflight.check_results_root(root)
     preflight.check_tools()
     launcher = find_jmeter()
@@ -72,14 +74,23 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
         if request.budget_min is not None:
             profile = profile.with_budget(request.budget_min * 60)
         options = runs.RunOptions(profile, list(chosen), request.apis or list(API_STYLES),
-                                  request.cases or sorted(cases()), request.pin, root, engines)
+                                  request.cases or sorted(cases()), request.pin, root, engines,
+                                  loadgen=request.loadgen or default_loadgen(profile.name, engines))
         if request.seed is not None:
             options.seed = request.seed
         engine = runs.create(options, chosen, launcher, db, pinning.plan(request.pin))
-    say(f"run: {engine.dir.name}: {len(engine.items)} measurements, profile "
-        f"{engine.manifest['profile']}, pinning: {engine.pinning['note']}.")
+    chose = engine.manifest["loadgen"]
+    say(f"run: {engine.dir.name}: {len(engine.items)} measurements, profile {engine.manifest['profile']}, "
+        f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {engine.layout['note']}.")
     signal.signal(signal.SIGTERM, _interrupt)
     return engine.execute(), engine.dir
+
+
+def default_loadgen(profile: str, engines) -> str:
+    """JMeter for the study's protocol (its tool, with remote engines as its client machine), the
+    latency profile (its open-model plans) and remote engines; otherwise the load generator the
+    run's reference work finds cheaper per request ("auto": wrk on the 2-core machines)."""
+    return "jmeter" if engines or profile in ("study", "latency") else "auto"
 
 
 def default_frameworks() -> list[str] | None:

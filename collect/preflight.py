@@ -24,6 +24,15 @@ def check_options(apis: list[str], case_numbers: list[int], iterations: int | No
         fail("--budget is the run's time in minutes (e.g. --budget 90); give a number above 0.")
 
 
+def check_loadgen(loadgen: str | None, profile: str, engines: bool) -> None:
+    """`--loadgen` where the run can use it: remote engines are JMeter's, and so is the latency
+    profile's open model (its arrivals are JMeter plans)."""
+    if loadgen == "wrk" and engines:
+        fail("--engines sends the load from JMeter remote engines; drop --loadgen wrk (or --engines).")
+    if loadgen == "wrk" and profile == "latency":
+        fail("the latency profile drives its arrivals with JMeter; drop --loadgen wrk.")
+
+
 def check_results_root(root: Path) -> None:
     try:
         root.mkdir(parents=True, exist_ok=True)

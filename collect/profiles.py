@@ -16,10 +16,10 @@ class Profile:
     # The warm-up goes on past warmup_s until every thread has completed a request, up to this cap
     # (None: exactly warmup_s). benchlib/plans.group_clock.
     warmup_cap_s: float | None = None
-    # After the rounds (collect/extra_passes.py), with wrk: the cross-check of cases 1, 13 and 18,
-    # this long per measurement, and each case's memory on a fresh process under this much load
-    # (0: not measured).
-    crosscheck_s: float = 0
+    # After the rounds (collect/extra_passes.py): the cross-check, cases 1, 13 and 18 of every round
+    # measured again by the other load generator through the same windows and checks, and each
+    # case's memory on a fresh process under memory_s of wrk load (0: not measured).
+    crosscheck: bool = False
     memory_s: float = 0
     # The cases the memory pass measures (None: every case of the run).
     memory_cases: tuple[int, ...] | None = None
@@ -67,6 +67,8 @@ class Profile:
     def from_recorded(cls, recorded: dict) -> "Profile":
         """The profile as a run's manifest recorded it (settings.profile)."""
         fields = {k: v for k, v in recorded.items() if k != "threads"}
+        if "crosscheck_s" in fields:  # before schema 4: wrk's own windows, this long
+            fields["crosscheck"] = bool(fields.pop("crosscheck_s"))
         if fields.get("memory_cases") is not None:
             fields["memory_cases"] = tuple(fields["memory_cases"])
         return cls(**fields)
@@ -84,7 +86,7 @@ PROFILES = {
         iterations=1, rampup_s=0, warmup_s=0, duration_s=1, thread_cap=10, restart="run",
         # The memory pass restarts an app per (arm, API, case): on three cases, as the cross-check,
         # it still proves the pass and costs a sixth of the suite's time it took on all 18.
-        crosscheck_s=1, memory_s=1, memory_cases=(1, 13, 18),
+        crosscheck=True, memory_s=1, memory_cases=(1, 13, 18),
         # JMeter's JVM start-up is most of a smoke item: C1 only, a small heap and no bytecode
         # verification of JMeter's own jars take a third off it on the 2-core machine.
         jmeter_env={"HEAP": "-Xms256m -Xmx256m",
@@ -95,11 +97,11 @@ PROFILES = {
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
         iterations=3, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
-        warmup_cap_s=4, crosscheck_s=3, memory_s=3, budget_s=38 * 60),
+        warmup_cap_s=4, crosscheck=True, memory_s=3, budget_s=38 * 60),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
         iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",
-        crosscheck_s=10),
+        crosscheck=True),
     # One closed-model round with quick's windows gives each cell's capacity; the latency pass
     # (collect/latency.py) then drives rates below and above it. 6 minutes for one API and case.
     "latency": Profile(

@@ -140,7 +140,10 @@ SAMPLERS = {"proc": "/proc/<pid>/stat every 0.1 s: CPU % of one core from utime+
 def load_protocol(engines) -> dict:
     """Where the load comes from, and how remote engines keep in step."""
     if not engines:
-        return {"from": "this machine: one JMeter process per batch"}
+        return {"from": "this machine: one load generator process per batch",
+                "wrk": "collect/wrk_batch.py: one wrk per measurement, a thread per connection "
+                       "(benchlib/wrk_measure.lua), every request kept as a JTL row and checked",
+                "jmeter": "one JMeter process per batch, a thread group per measurement"}
     return {"from": f"{len(engines.endpoints)} JMeter remote engine(s), one controller each on this machine",
             "threads": "each measurement's threads divided across the engines, the remainder one each "
                        "to the first",
@@ -151,7 +154,19 @@ def load_protocol(engines) -> dict:
             "lead_s": remote.LEAD_S, "gap_s": remote.GAP_S}
 
 
-def build(options, chosen: dict[str, dict], jmeter: str, db, pinning: dict) -> dict:
+def loadgen_record(options) -> dict:
+    """Which load generator measures the run, and why; `tool` stays None until the reference work
+    has measured the candidates (requested "auto")."""
+    if options.engines:
+        return {"requested": "jmeter", "tool": "jmeter", "why": "remote engines are JMeter's (--engines)"}
+    if options.loadgen == "auto":
+        return {"requested": "auto", "tool": None, "why": None}
+    return {"requested": options.loadgen, "tool": options.loadgen,
+            "why": f"--loadgen {options.loadgen}" if options.loadgen != "jmeter" or options.profile.name not in
+            ("study", "latency") else f"the {options.profile.name} profile's instrument, the study's own tool"}
+
+
+def build(options, chosen: dict[str, dict], jmeter: str, db, layout: dict) -> dict:
     """The manifest of a new run: its id, settings, order, what it runs on and with."""
     run_id = new_run_id(options.profile.name)
     return {
@@ -164,7 +179,8 @@ def build(options, chosen: dict[str, dict], jmeter: str, db, pinning: dict) -> d
         "frameworks": frameworks(list(chosen.values())),
         "versions": runtime_versions(jmeter),
         "machine": machine(),
-        "pinning": pinning,
+        "loadgen": loadgen_record(options),
+        "layout": layout,
         "ports": {name: apps.port(framework) for name, framework in chosen.items()},
         "database": database_info(db),
         "samplers": SAMPLERS,

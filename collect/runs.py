@@ -23,20 +23,22 @@ class RunOptions:
     frameworks: list[str]
     apis: list[str]
     cases: list[int]
-    pin: bool
+    pin: bool | None  # None: the layout is chosen by measurement
     results_root: Path
-    engines: Engines | None = None  # None: JMeter runs on this machine
+    engines: Engines | None = None  # None: the load generator runs on this machine
+    loadgen: str = "auto"  # wrk, jmeter, or auto: chosen by measurement
     seed: int = field(default_factory=lambda: random.SystemRandom().randrange(1, 2 ** 31))
 
     def recorded(self) -> dict:
         return {"profile": self.profile.settings(), "frameworks": self.frameworks,
                 "apis": self.apis, "cases": self.cases, "iterations": self.profile.iterations,
-                "pin": self.pin, "bind_address": bind_address(),
+                "pin": {True: "pin", False: "no-pin"}.get(self.pin, "auto"), "loadgen": self.loadgen,
+                "bind_address": bind_address(),
                 **(self.engines.recorded() if self.engines else {})}
 
 
-def create(options: RunOptions, frameworks: dict, jmeter: str, db, pinning: dict) -> RunEngine:
-    manifest = run_manifest.build(options, frameworks, jmeter, db, pinning)
+def create(options: RunOptions, frameworks: dict, jmeter: str, db, layout: dict) -> RunEngine:
+    manifest = run_manifest.build(options, frameworks, jmeter, db, layout)
     run_dir = options.results_root / manifest["run_id"]
     try:
         run_dir.mkdir()

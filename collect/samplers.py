@@ -4,12 +4,16 @@ Two samplers run side by side, each as its own process so its cost can be measur
 competes with the run engine:
 - `proc`: reads /proc/<pid>/stat at 10 Hz (CPU from utime+stime deltas, RSS) → proc.csv; an app's
   row sums the app and its descendants (a cluster's workers), RSS included (shared pages counted in
-  each process, as `ps` would);
+  each process, as `ps` would); the load generator's row sums it and the processes it starts
+  (collect/wrk_batch.py's wrk); the testbed's own processes are rows too (`engine`, the run engine;
+  `samplers`, both samplers with top and grep), and so is the whole machine from /proc/stat
+  (`machine`: user + nice + system time of every core; `steal`: the hypervisor's), so that what
+  else kept the machine busy can be told apart (collect/item_stats.py other_cpu_pct);
 - `top`: the study's `top -d 0.1 | grep --line-buffered` (Appendix B), by exact PID, parsed → top.csv.
 Both stamp rows with seconds since a shared t0 (wall clock), so their files line up.
 
-    python3 -m collect.samplers proc --out proc.csv --t0 EPOCH app=PID db=PID jmeter=PID
-    python3 -m collect.samplers top  --out top.csv  --t0 EPOCH app=PID db=PID jmeter=PID
+    python3 -m collect.samplers proc --out proc.csv --t0 EPOCH app=PID db=PID loadgen=PID
+    python3 -m collect.samplers top  --out top.csv  --t0 EPOCH app=PID db=PID loadgen=PID
 """
 import argparse
 import os
@@ -24,7 +28,12 @@ from benchlib.processes import TICKS, children, parse_stat
 PROC_HEADER = "t_s,role,pid,cpu_pct,rss_kb\n"
 TOP_HEADER = "t_s,role,pid,cpu_pct,mem_pct,res_kb\n"
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
-TREE_REFRESH_S = 1.0
+# How often a role's descendants are looked up: an app's workers live as long as it does; the load
+# generator starts a wrk per measurement, each found within a tick (and before its window, which
+# follows a warm-up); the samplers' top and grep start with them.
+TREE_REFRESH_S = {"app": 1.0, "loadgen": 0.0, "samplers": 0.0}
+LOADGEN_ROLE = "loadgen"
+MACHINE_ROLES = ("machine", "steal")
 TOP_UNITS = {"k": 1, "m": 1024, "g": 1024 ** 2, "t": 1024 ** 3, "p": 1024 ** 4, "e": 1024 ** 5}
 
 
@@ -45,16 +54,27 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-class Tree:
-    """One sampled role: a process and, for an app, its descendants (a cluster's workers), whose
-    CPU and RSS are summed into the role's row. Descendants are looked up once a second."""
+def direct_children(pid: int) -> list[int]:
+    """The processes `pid`'s main thread started (a launcher's): one read, however many threads
+    `pid` has (JMeter's JVM has hundreds)."""
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
-    def __init__(self, pid: int, with_descendants: bool):
-        self.root, self.with_descendants = pid, with_descendants
+
+class Tree:
+    """One sampled role: a process and, for an app, its descendants (a cluster's workers), for the
+    load generator and the samplers the processes they start; their CPU and RSS are summed into the
+    role's row. `refresh_s`: how often descendants are looked up (None: never)."""
+
+    def __init__(self, pid: int, refresh_s: float | None, others: tuple[int, ...] = ()):
+        self.root, self.refresh_s = pid, refresh_s
         self.fds: dict[int, int] = {}
         self.last: dict[int, int] = {}   # pid -> CPU ticks at the previous tick
-        self.looked_up = -TREE_REFRESH_S
-        self.add(pid)
+        self.looked_up = float("-inf")
+        for p in (pid, *others):
+            self.add(p)
 
     def add(self, pid: int) -> None:
         try:
@@ -63,11 +83,13 @@ class Tree:
             pass
 
     def refresh(self, now: float) -> None:
-        if self.with_descendants and now - self.looked_up >= TREE_REFRESH_S:
-            self.looked_up = now
-            for pid in descendants(self.root):
-                if pid not in self.fds:
-                    self.add(pid)
+        if self.refresh_s is None or now - self.looked_up < self.refresh_s:
+            return
+        self.looked_up = now
+        found = descendants(self.root) if self.refresh_s else direct_children(self.root)
+        for pid in found:
+            if pid not in self.fds:
+                self.add(pid)
 
     @property
     def alive(self) -> bool:
@@ -94,18 +116,40 @@ class Tree:
         self.fds.clear()
 
 
+def machine_ticks() -> tuple[int, int]:
+    """(user + nice + system, steal) ticks of every core so far, from /proc/stat. Interrupt time
+    is left out: it is the network's work for the load itself (loopback), not another task's."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:9]]
+    return fields[0] + fields[1] + fields[2], fields[7]
+
+
+def tree_for(role: str, pid: int) -> Tree:
+    kind = role.split(":")[0]
+    # The samplers' row is this sampler and the top sampler with its top and grep.
+    return Tree(pid, TREE_REFRESH_S.get(kind), (os.getpid(),) if kind == "samplers" and pid != os.getpid() else ())
+
+
 def sample_proc(targets: dict[str, int], out, t0: float, hz: float = 10.0) -> None:
-    """Sample until Stop: one row per live role per tick, CPU % of one core since the last tick.
-    An app's role (app, app:<framework>) covers its descendants too."""
-    trees = {role: Tree(pid, role.startswith("app")) for role, pid in targets.items()}
+    """Sample until Stop: one row per live role per tick, CPU % of one core since the last tick,
+    and the machine's rows (MACHINE_ROLES). An app's role (app, app:<framework>) covers its
+    descendants too."""
+    trees = {role: tree_for(role, pid) for role, pid in {"samplers": os.getpid(), **targets}.items()}
     trees = {role: tree for role, tree in trees.items() if tree.alive}
     interval = 1.0 / hz
     tick = time.monotonic()
     previous = {}
+    machine = None
     try:
         while trees:
             now = time.monotonic()
             wall = time.time() - t0
+            busy, steal = machine_ticks()
+            if machine:
+                elapsed = now - machine[0]
+                for role, used in (("machine", busy - machine[1]), ("steal", steal - machine[2])):
+                    out.write(f"{wall:.3f},{role},0,{used / TICKS / elapsed * 100:.1f},0\n")
+            machine = (now, busy, steal)
             for role, tree in list(trees.items()):
                 tree.refresh(now)
                 used, pages = tree.read()
@@ -182,11 +226,14 @@ class Samplers:
         self.t0 = time.time() if t0 is None else t0
         self.targets = {role: pid for role, pid in targets.items() if pid}
         base = [sys.executable, "-S", "-m", "collect.samplers"]  # -S: no site, a quicker start
-        args = ["--t0", f"{self.t0:.6f}", *(f"{r}={p}" for r, p in self.targets.items())]
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
         self.procs = {}
+        # top first, so that the proc sampler can count it among the testbed's own processes.
         try:
-            for kind in kinds:
+            for kind in sorted(kinds, key=lambda k: k != "top"):
+                own = {"engine": os.getpid(), **({"samplers": self.procs["top"].pid} if "top" in self.procs else {})} \
+                    if kind == "proc" else {}
+                args = ["--t0", f"{self.t0:.6f}", *(f"{r}={p}" for r, p in {**self.targets, **own}.items())]
                 self.procs[kind] = subprocess.Popen(
                     [*base, kind, "--out", str(out_dir / f"{kind}.csv"), *args],
                     stdin=subprocess.DEVNULL, env=env, start_new_session=True)

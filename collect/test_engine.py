@@ -18,7 +18,7 @@ EXTERNAL = Database("127.0.0.1", 1, "forum", "a", "a", "s", "s", managed=False)
 
 def engine(tmp_path, profile="smoke") -> RunEngine:
     manifest = {"settings": {"profile": PROFILES[profile].settings()}, "order": ORDER,
-                "pinning": {"applied": False, "note": "not requested"}, "frameworks": {"toy": {}}}
+                "layout": {"requested": "no-pin", "applied": False, "note": "not requested"}, "frameworks": {"toy": {}}}
     frameworks = {"toy": {"name": "toy", "apis": ["rest"], "dir": tmp_path}}
     return RunEngine(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
 

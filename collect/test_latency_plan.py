@@ -19,7 +19,7 @@ def engine(tmp_path, capacity: dict) -> RunEngine:
     (framework, case) -> (throughput, validity, errors)."""
     order = [f"{fw}/rest/case-{case:02d}/iter-01" for fw, case in capacity]
     manifest = {"settings": {"profile": PROFILES["latency"].settings()}, "order": order, "seed": 42,
-                "pinning": {"applied": False, "note": "not requested"},
+                "layout": {"requested": "no-pin", "applied": False, "note": "not requested"},
                 "frameworks": {"a": {}, "b": {}}}
     with open(tmp_path / SUMMARY, "w", newline="") as f:
         writer = csv.DictWriter(f, SUMMARY_COLUMNS, restval="")

@@ -21,7 +21,7 @@ def run_after_two_rounds(tmp_path, created_at: str, budget_s: float | None = 600
              for i in (1, 2) for c in (1, 2, 3) for f in ARMS]
     manifest = {"settings": {"profile": profile.settings()}, "order": order, "seed": 7,
                 "created_at": created_at, "sequential": rounds.protocol(profile),
-                "pinning": {"applied": False, "note": "not requested"},
+                "layout": {"requested": "no-pin", "applied": False, "note": "not requested"},
                 "frameworks": {f: {} for f in ARMS}}
     frameworks = {f: {"name": f, "apis": ["rest"], "dir": tmp_path} for f in ARMS}
     run = RunEngine(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchlib.processes import wait_for_named
+from collect import item_stats
 from collect.samplers import Samplers, parse_stat, parse_top_line, top_command
 
 
@@ -110,9 +111,36 @@ def test_an_app_s_row_sums_its_descendants_as_a_cluster_s_workers_would_be(tmp_p
     finally:
         os.killpg(parent.pid, 9)
         parent.wait()
-    table = rows(tmp_path / "proc.csv")
+    table = [r for r in rows(tmp_path / "proc.csv") if r["role"] in ("app:toy", "db")]
     late = [r for r in table if float(r["t_s"]) > 1.2]  # the children are looked up once a second
     app = [float(r["cpu_pct"]) for r in late if r["role"] == "app:toy"]
     db = [float(r["cpu_pct"]) for r in late if r["role"] == "db"]
     assert app and db and {r["pid"] for r in table} == {str(parent.pid)}
     assert sum(app) > 10 * max(sum(db), 1.0)  # the child's core, not the sleeping parent's
+
+
+def test_the_load_generator_s_row_counts_the_processes_it_starts_from_their_first_tick(tmp_path):
+    # collect/wrk_batch.py starts a wrk per measurement: its CPU is the load generator's.
+    driver = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; time.sleep(0.5); "
+                               "subprocess.Popen([sys.executable, '-c', 'while True: pass']); time.sleep(60)"],
+                              start_new_session=True)
+    try:
+        samplers = Samplers({"loadgen": driver.pid}, tmp_path, kinds=("proc",))
+        time.sleep(2.0)
+        samplers.stop()
+    finally:
+        os.killpg(driver.pid, 9)
+        driver.wait()
+    loadgen = [r for r in rows(tmp_path / "proc.csv") if r["role"] == "loadgen"]
+    assert len({r["pid"] for r in loadgen}) == 1  # the row is the driver's, its children summed in
+    assert max(float(r["cpu_pct"]) for r in loadgen if float(r["t_s"]) > 1.0) > 50
+
+
+def test_work_the_run_did_not_start_shows_as_the_machine_s_other_cpu(processes, tmp_path):
+    busy, idle = processes  # `busy` is not among the roles: another user's process, to the run
+    samplers = Samplers({"app": idle.pid, "db": idle.pid}, tmp_path, kinds=("proc",))
+    time.sleep(1.5)
+    samplers.stop()
+    table = rows(tmp_path / "proc.csv")
+    assert {"machine", "steal", "samplers", "engine"} <= {r["role"] for r in table}
+    assert item_stats.sampler_stats(tmp_path / "proc.csv")["other_cpu_pct"] > 50

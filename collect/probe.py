@@ -1,0 +1,63 @@
+"""Short measurements outside the run's items (the load generator's ceiling, the reference work):
+slots measured as one batch by either load generator, in the run's layout, with the samplers on,
+each reduced to its JTL summary and sampler stats over its own window. Their files stay in the
+folder given (under `ceiling/` or `reference/` of the run)."""
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchlib import apps
+from benchlib.jtl import summarize
+from benchlib.results import PROC
+from collect import batch as batches
+from collect import item_stats
+from collect.batch import Batch, Slot
+from collect.profiles import Profile
+
+# Probes need less than an item: the app is warm (it has served the run, or the probe before),
+# and a probe's figure is a rate, not a comparison.
+PROBE = Profile("probe", "short measurements outside the items: ceiling, reference work", iterations=1,
+                rampup_s=0.5, warmup_s=1, duration_s=2, thread_cap=None, restart="run", warmup_cap_s=2,
+                jmeter_env={})
+
+
+@dataclass
+class Figures:
+    """One probe measurement: its JTL summary, sampler stats over its window, and the cores of the
+    load generator's CPU set."""
+    summary: dict
+    stats: dict
+    cores: int
+
+    @property
+    def rps(self) -> float | None:
+        return self.summary.get("throughput_rps")
+
+    def per_request(self, key: str) -> float | None:
+        """ms of CPU per completed request of a stats key (cpu_mean_pct, db_cpu_mean_pct, …)."""
+        cpu, n, window = self.stats.get(key), self.summary.get("samples"), self.summary.get("window_s")
+        return round(cpu / 100 * window * 1000 / n, 4) if cpu is not None and n and window else None
+
+
+def run(engine, folder: Path, slots: list[Slot], loadgen: str, profile: Profile = PROBE) -> list[Figures]:
+    """Measures `slots` (their apps must be running) as one batch of `loadgen` into `folder`."""
+    batch = Batch(folder, slots, time.time(), loadgen=loadgen)
+    try:
+        batches.start(batch, apps.host(), profile, engine.jmeter, engine.sampled(), engine.cpus.get("loadgen"))
+        batch.process.wait(timeout=len(slots) * (profile.longest() + 30) + 120)
+    finally:
+        batch.stop()
+    found = []
+    for index, slot in enumerate(slots):
+        window = batch.window_ms(index)
+        out = folder / f"measurement-{index + 1:03d}"
+        out.mkdir()
+        summary = summarize(batch.jtl(index), window) if window else {}
+        stats = {}
+        if window:
+            for sampled in sorted(batch.raw.iterdir()):
+                item_stats.trim(sampled, out / sampled.name, window[0] / 1000 - batch.t0,
+                                window[1] / 1000 - batch.t0, engine.roles(slot.framework))
+            stats = item_stats.sampler_stats(out / PROC)
+        found.append(Figures(summary, stats, batch.cores))
+    return found

@@ -167,11 +167,12 @@ def timeline(run: Run, api: str, case: int, label: str, path: Path) -> Path:
     for framework, iterations in iterations_of(run, api, case).items():
         it = iterations[0]
         proc = load_proc(run.cell_dir(framework, api, case, it) / "proc.csv")
-        app, loadgen = proc[proc["role"] == "app"], proc[proc["role"] == "jmeter"]
+        # The load generator's role: `loadgen` from schema 4, `jmeter` before.
+        app, loadgen = proc[proc["role"] == "app"], proc[proc["role"].isin(("loadgen", "jmeter"))]
         name, c = run.display_name(framework), colour(run, framework)
         axes[0].plot(app["t_s"], app["cpu_pct"], color=c, label=name)
         axes[1].plot(app["t_s"], app["rss_kb"] / 1024, color=c, label=name)
-        axes[2].plot(loadgen["t_s"], loadgen["cpu_pct"], color=c, label=f"JMeter, {name} run")
+        axes[2].plot(loadgen["t_s"], loadgen["cpu_pct"], color=c, label=f"load generator, {name} run")
         shown.append(f"{name}: iteration {it}")
     axes[0].set_ylabel("App CPU\n(% of one core)")
     axes[1].set_ylabel("App memory\n(RSS, MB)")
@@ -281,8 +282,9 @@ VALIDITY_MARKERS = {"valid": "o", "bound": "^", "invalid": "x"}
 
 
 def ceiling(run: Run, items: pd.DataFrame, ceilings: pd.DataFrame, share: float, api: str, path: Path) -> Path:
-    """JMeter's throughput per item against its ceiling at the same threads (ceiling.csv: what it
-    drove against an app's 404), per case: near the ceiling JMeter, not the app, set the rate.
+    """Each item's throughput against the load generator's ceiling at the same connections
+    (ceiling.csv: what it drives against an app's 404), per case: near the ceiling the load
+    generator, not the app, set the rate.
     `items`: the ok items of the API with their validity (analysis.validity.judged)."""
     cases = items[[*CASE_COLUMNS, "threads"]].drop_duplicates(CASE_COLUMNS).sort_values("case")
     by_threads = ceilings.groupby("threads")["throughput_rps"].mean()
@@ -292,7 +294,7 @@ def ceiling(run: Run, items: pd.DataFrame, ceilings: pd.DataFrame, share: float,
         if threads in by_threads.index:
             top = by_threads[threads]
             ax.plot([j - 0.4, j + 0.4], [top, top], color="#333", linewidth=2,
-                    label="JMeter's ceiling (its 404 rate at these threads)" if j == 0 else None)
+                    label="the load generator's ceiling (its 404 rate at these connections)" if j == 0 else None)
             ax.plot([j - 0.4, j + 0.4], [share * top] * 2, color="#333", linestyle="--", linewidth=1,
                     label=f"{share:.0%} of it: bound from here" if j == 0 else None)
     seen = set()
@@ -311,7 +313,7 @@ def ceiling(run: Run, items: pd.DataFrame, ceilings: pd.DataFrame, share: float,
     ax.set_xticks(x, [case_tick(*c[:4]) for c in cases.itertuples(index=False)], fontsize=8)
     ax.set_xlabel(CASE_AXIS)
     ax.set_ylabel("Throughput (requests/s, log scale)")
-    ax.set_title(f"{API_TITLE[api]}: JMeter's throughput per item against its ceiling")
+    ax.set_title(f"{API_TITLE[api]}: throughput per item against the load generator's ceiling")
     ax.legend(fontsize=8, ncol=2)
     ax.grid(alpha=0.3, which="both", axis="y")
     bottom = footnote(fig, "One marker per item (round); ● valid, ▲ bound (the load generator set the rate: a "

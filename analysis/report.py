@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, engines, figures, latency, memory, ranking, replication, slo, study_check, tables, \
-    trust, validity, verdicts
+from analysis import answer, engines, figures, latency, machine, memory, ranking, replication, slo, study_check, \
+    tables, trust, validity, verdicts
 from analysis.claims import CLAIMS, CPU_MARGIN, MARGIN
 # write_report raises it for an unknown --reference; cli/report.py catches it from here.
 from analysis.answer import UnknownReference  # noqa: F401
@@ -152,6 +152,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
         # section carries them.
         variant_section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
                         explain=i == 0 and not against)
+    machine.section(doc, run, tabs)
     run_section(doc, run, status, engine_table)
     verdict_section(doc, run, results, checks)
     study_support_section(doc, checks, study)
@@ -194,6 +195,7 @@ def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = 
     items = validity.judged(run)
     apis = [a for a in ("rest", "graphql") if a in set(items["api"])]
     trust.section(doc, run, pd.DataFrame(columns=answer.COLUMNS), apis, out / "figures", tabs)
+    machine.section(doc, run, tabs)
     rates = latency_tables(run, reference, objective, tabs)
     if rates is not None:
         latency_section(doc, run, *rates, objective, out / "figures")
@@ -244,8 +246,8 @@ def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
     frameworks = listing([typed_name(run, f) for f in run.arms if f in measured])
     cases = sorted(set(agg["case"]))
     apis = " and ".join(a for a, key in (("REST", "rest"), ("GraphQL", "graphql")) if key in set(agg["api"]))
-    doc.para(f"{frameworks} served the same forum API over one MySQL-compatible database, as {apis}, "
-             f"under JMeter load: {len(cases)} case{'s' if len(cases) != 1 else ''} (case "
+    doc.para(f"{frameworks} served the same forum API over one MySQL-compatible database, as {apis}: "
+             f"{len(cases)} case{'s' if len(cases) != 1 else ''} (case "
              f"{', '.join(map(str, cases))} of the 2021 study's 18: concurrent users x rows per request x "
              f"join), each measured {rounds_text(run, agg, 'arms' if comparisons else 'frameworks')}, with "
              f"the app's CPU and memory sampled, on a {run.cores}-core machine (profile "
@@ -258,7 +260,8 @@ def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
              + (f"then variant against variant ({'; '.join(versus_names(run, v) for v in comparisons)}); "
                 if comparisons else "")
              + "then the run's details, the verdicts on the study's claims, the study's tables and figures "
-             "recomputed, and an appendix of the iterations that were flagged, excluded or failed.")
+             "recomputed, and an appendix of the iterations that were flagged, excluded or failed. "
+             + machine.load_sentence(run))
     if not run.checked:
         doc.para(trust.predates(run))
     flagged, excluded, failed = (int(status[c].sum()) for c in ("flagged", "excluded", "failed"))
@@ -624,24 +627,24 @@ def differences(run: Run, versus) -> str:
 def run_section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame | None = None) -> None:
     doc.heading(2, "The run")
     m = run.manifest
-    machine = m.get("machine", {})
+    hardware = m.get("machine", {})
     doc.para(f"Profile {m.get('profile', '?')}; results commit {m.get('git_commit', '?')}"
              f"{' (dirty)' if m.get('git_dirty') else ''}; report written "
              f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC} by analysis at "
              f"commit {code_version()}.")
-    doc.para(f"Machine: {machine.get('cpu_model', '?')}, {run.cores} cores, "
-             f"{machine.get('mem_total_mb', '?')} MB RAM, kernel {machine.get('kernel', '?')}. "
+    doc.para(f"Machine: {hardware.get('cpu_model', '?')}, {run.cores} cores, "
+             f"{hardware.get('mem_total_mb', '?')} MB RAM, kernel {hardware.get('kernel', '?')}. "
              "Versions: " + ", ".join(f"{k} {v}" for k, v in m.get("versions", {}).items()
                                       if isinstance(v, (str, int, float))) + ".")
     profile = m.get("settings", {}).get("profile", {})
     if isinstance(profile, dict) and profile.get("threads"):
-        doc.para(f"Load ({profile.get('name', '?')} profile): JMeter threads = {profile['threads']}; "
+        doc.para(f"Load ({profile.get('name', '?')} profile): {machine.loadgen_name(run)} connections = {profile['threads']}; "
                  f"warm-up {profile.get('warmup_s', '?')} s, measured window "
                  f"{profile.get('duration_s', '?')} s. Case labels give the study's users per case; "
                  "where the profile caps threads, the load actually applied is the cap.")
     applied = load_applied(run, profile.get("thread_cap") if isinstance(profile, dict) else None)
     if applied is not None:
-        doc.table(applied, "Load applied: JMeter threads per case beside the mean requests in flight "
+        doc.table(applied, "Load applied: the load generator's connections per case beside the mean requests in flight "
                            "(Little's law, mean over ok iterations); well below the threads means the "
                            "load generator, not the case, set the load")
     if engine_table is not None:

@@ -130,7 +130,7 @@ def test_missing_or_broken_run_level_files_leave_a_sentence_not_a_crash(tmp_path
     (run_dir / "crosscheck.csv").unlink()
     (run_dir / "ceiling.csv").write_text("threads,samples\n10,5\n")
     text = (write_report(run_dir) / "report.md").read_text()
-    assert "No figure of JMeter against its ceiling: ceiling.csv: lacks column(s) app_cpu_mean_pct, iteration" in text
+    assert "No figure of the load generator against its ceiling: ceiling.csv: lacks column(s) app_cpu_mean_pct, iteration" in text
     assert "No second load generator's ratio: this run has no crosscheck.csv." in text
     assert "No memory from fresh processes: this run has no memory.csv; memory is the run-long peak RSS." in text
     assert "| Memory (peak RSS) |" in text

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, crosscheck, figures, memory, validity
+from analysis import answer, crosscheck, figures, machine, memory, validity
 from analysis.load import Run, run_table
 from analysis.metrics import PAIR, case_label
 from analysis.render import Doc
 from analysis.tables import report_order
-from benchlib.results import CEILING, CEILING_V3_COLUMNS, VALIDITY_FIELDS
+from benchlib.results import CEILING, CEILING_COLUMNS, CEILING_V3_COLUMNS, METRIC_FIELDS, VALIDITY_FIELDS
 
 ASPNET, EXPRESS = PAIR
 # The checks' own columns, as the appendix lists them (summary.csv's VALIDITY_FIELDS).
 CHECK_COLUMNS = ["framework", "api", "case", "iteration", "status", "validity", *(
-    f for f in VALIDITY_FIELDS if f not in ("validity", "validity_reasons")), "validity_reasons"]
+    f for f in VALIDITY_FIELDS if f not in ("validity", "validity_reasons")), "validity_reasons", *METRIC_FIELDS]
 
 
 def predates(run: Run) -> str:
@@ -63,16 +63,37 @@ def counts_text(run: Run) -> str:
             f"bound ones and {cells.get(validity.INVALID, 0)} none usable.")
 
 
+def unfair_text(run: Run) -> str:
+    """A finding about the servers, not the run: which left connections without any answer for a
+    whole window (their throughput stands; their response times describe the connections served)."""
+    items = validity.judged(run)
+    unfair = items[items["latency_validity"] == "unfair"]
+    if unfair.empty:
+        return ""
+    said = []
+    for (arm, api, case), cell in unfair.groupby(["framework", "api", "case"]):
+        total = int((items["framework"].eq(arm) & items["api"].eq(api) & items["case"].eq(case)).sum())
+        said.append(f"{run.display_name(arm)} {'REST' if api == 'rest' else 'GraphQL'} case {case} in {len(cell)} of "
+                    f"{total} rounds (up to {int(cell['unserved'].max())} of {int(cell['threads'].max())} connections)")
+    return ("Connections left unserved: " + "; ".join(said) + ". Each of these servers left some connections "
+            "without a single answer for the whole window: its throughput stands, but its response times "
+            "describe only the connections it served, so they are shown as unfair and never compared.")
+
+
 def section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Path, tabs: Path) -> None:
     doc.heading(2, "Can you trust this run?")
     doc.para("Every item (one arm, API, case and round) was checked before any number below uses it "
-             "(collect/README.md, \"Validity\"): requests counted by completion inside the window, "
-             "Little's law within 10 %, every thread completing a request in the window, steady "
-             "throughput, no errors, and the load generator neither at its ceiling nor holding the "
-             "machine. Valid items are used; bound ones (the load generator set the rate) are used with "
-             "their throughput shown as a bound (≥ or ≤); invalid ones are never used, and a cell left "
-             "without usable rounds says \"not measurable here\" and what would measure it. "
-             + counts_text(run))
+             "(collect/README.md, \"Validity\"), metric by metric. Its throughput (and its CPU per "
+             "request, from the same window) needs requests counted by completion inside the window, "
+             "steady throughput, no errors, the load generator below its ceiling and keeping the "
+             "connections busy, and no other work on the machine; its response times need that and "
+             "Little's law within 10 % and every connection served. Valid items are used; bound ones "
+             "(the load generator set the rate) are used with their throughput shown as a bound (≥ or "
+             "≤); invalid ones are never used, and a cell left without usable rounds says \"not "
+             "measurable here\" and what would measure it. " + counts_text(run))
+    unfair = unfair_text(run)
+    if unfair:
+        doc.para(unfair)
     table = grid(run)
     table.to_csv(tabs / "validity_grid.csv", index=False)
     doc.table(table.rename(columns={"framework": "Arm", "api": "API"}),
@@ -83,11 +104,27 @@ def section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Pa
     memory_table(doc, run, tabs)
 
 
-def ceiling_figures(doc: Doc, run: Run, apis: list[str], figs: Path) -> None:
-    found, why = run_table(run.dir / CEILING, CEILING_V3_COLUMNS)
+def ceilings(run: Run) -> tuple[pd.DataFrame | None, str]:
+    """(threads, throughput_rps) of the ceiling the run's items were judged by: the main load
+    generator's last attempt before the rounds (schema 4), or JMeter's one measurement (schema 3)."""
+    if run.manifest["schema_version"] < 4:
+        return run_table(run.dir / CEILING, CEILING_V3_COLUMNS)
+    found, why = run_table(run.dir / CEILING, CEILING_COLUMNS)
     if found is None:
-        doc.para(f"No figure of JMeter against its ceiling: {why} (a run with remote engines judges "
-                 "each engine's own CPU instead).")
+        return None, why
+    tool = run.manifest.get("loadgen", {}).get("tool") or "jmeter"
+    mine = found[(found["loadgen"] == tool) & (found["when"] == "before")]
+    mine = mine[mine["attempt"] == mine["attempt"].max()]
+    if mine.empty:
+        return None, f"ceiling.csv has no ceiling of {tool} before the rounds"
+    return mine.assign(throughput_rps=mine["ceiling_rps"])[["threads", "throughput_rps"]], ""
+
+
+def ceiling_figures(doc: Doc, run: Run, apis: list[str], figs: Path) -> None:
+    found, why = ceilings(run)
+    if found is None:
+        doc.para(f"No figure of the load generator against its ceiling: {why} (a run with remote engines "
+                 "judges each engine's own CPU instead).")
         return
     share = run.manifest.get("validity", {}).get("numbers", {}).get("ceiling_share", 0.8)
     items = validity.judged(run)
@@ -96,13 +133,13 @@ def ceiling_figures(doc: Doc, run: Run, apis: list[str], figs: Path) -> None:
         if mine.empty:
             continue
         path = figures.ceiling(run, mine, found, share, api, figs / f"ceiling_{api}.png")
-        doc.figure(path, f"{api}: each item's throughput against what JMeter drove at the same threads "
-                         "against an app's 404 (ceiling.csv). At or above the dashed line the item is bound.")
+        doc.figure(path, f"{api}: each item's throughput against what the load generator drives at the same "
+                         "connections against an app's 404 (ceiling.csv). At or above the dashed line the item is bound.")
 
 
-def jmeter_text(answers: pd.DataFrame, api: str, case: int) -> str:
+def main_ratio(answers: pd.DataFrame, api: str, case: int) -> pd.Series | None:
     row = answers[(answers["api"] == api) & (answers["case"] == case) & (answers["metric"] == "throughput_rps")]
-    return answer.ratio_text(row.iloc[0]) if not row.empty else "not measurable here (see the answer)"
+    return row.iloc[0] if not row.empty else None
 
 
 def crosscheck_table(doc: Doc, run: Run, answers: pd.DataFrame, tabs: Path) -> None:
@@ -110,17 +147,26 @@ def crosscheck_table(doc: Doc, run: Run, answers: pd.DataFrame, tabs: Path) -> N
     if found.empty:
         doc.para(f"No second load generator's ratio: {why or 'crosscheck.csv has no case both frameworks measured'}.")
         return
-    found.to_csv(tabs / "crosscheck.csv", index=False)
-    rows = [{"API": "REST" if r.api == "rest" else "GraphQL", "Case": r.case,
-             "JMeter A/E throughput (usable rounds)": jmeter_text(answers, r.api, r.case),
-             f"{r.tool} A/E throughput": answer.ratio_text(pd.Series({
-                 "ratio": r.ratio, "ratio_low": r.ratio_low, "ratio_high": r.ratio_high,
-                 "note": r.ratio_note or "", "judged": False, "significant": False})),
-             "rounds": r.rounds, "per round": r.per_round}
-            for r in found.sort_values(["api", "case"], key=report_order).itertuples(index=False)]
-    doc.table(pd.DataFrame(rows), "Throughput A/E from JMeter beside a second load generator at the same "
-                                  "concurrency (crosscheck.csv): wrk spends a fraction of JMeter's CPU per "
-                                  "request, so where the two differ, JMeter set the ratio")
+    main_name = machine.loadgen_name(run)
+    records, rows = [], []
+    for r in found.sort_values(["api", "case"], key=report_order).itertuples(index=False):
+        main = main_ratio(answers, r.api, r.case)
+        main_value = main["ratio"] if main is not None and main.get("judged", True) else None
+        agreed = crosscheck.agree(main_value, r.ratio)
+        records.append({**r._asdict(), "main_tool": main_name, "main_ratio": main_value, "agree": agreed})
+        other = pd.Series({"ratio": r.ratio, "ratio_low": r.ratio_low, "ratio_high": r.ratio_high,
+                           "note": r.ratio_note or "", "judged": False, "significant": False})
+        rows.append({"API": "REST" if r.api == "rest" else "GraphQL", "Case": r.case,
+                     f"{main_name} A/E throughput (usable rounds)": answer.ratio_text(main) if main is not None
+                     else "not measurable here (see the answer)",
+                     f"{crosscheck.NAMES.get(r.tool, r.tool)} A/E throughput (valid rounds)":
+                         answer.ratio_text(other) if r.rounds else r.ratio_note,
+                     "rounds": f"{r.rounds} of {r.measured}", "per round": r.per_round or "–",
+                     f"agree within {crosscheck.AGREEMENT - 1:.0%}": {True: "yes", False: "no", None: "–"}[agreed]})
+    pd.DataFrame.from_records(records).to_csv(tabs / "crosscheck.csv", index=False)
+    doc.table(pd.DataFrame(rows), f"Throughput A/E from {main_name} beside the other load generator at the same "
+                                  "concurrency (crosscheck.csv), each over the rounds its own checks passed: where "
+                                  "the two differ, the one with less headroom set its ratio")
 
 
 def memory_table(doc: Doc, run: Run, tabs: Path) -> None:

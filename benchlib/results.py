@@ -320,6 +320,15 @@ def _read_table(path: Path, required: set):
     return table
 
 
+def load_reference(path: Path) -> dict:
+    """reference.json (schema 4, collect/reference.py): the reference work of a run's machine."""
+    data = read_json(path)
+    for key in ("apps", "loadgens", "database"):
+        if not isinstance(data.get(key), dict):
+            raise ResultFileError(path, f"{key} is missing or not an object")
+    return data
+
+
 def load_run_table(path: Path, columns: list[str]):
     """A run-level table of schema 3 (ceiling.csv, crosscheck.csv, memory.csv): its `columns`, each
     required."""

@@ -38,7 +38,7 @@ def wait_for_load(results: Path, proc, timeout=300, position=1) -> dict:
                 record = json.loads(path.read_text())
             except ValueError:
                 continue
-            if record["status"] == "running" and record["pids"].get("jmeter") \
+            if record["status"] == "running" and record["pids"].get("loadgen") \
                     and record["batch"]["position"] >= position:
                 return {**record, "path": path}
         time.sleep(0.1)

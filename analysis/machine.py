@@ -1,0 +1,149 @@
+"""The report's "The machine and the load" section: which load generator measured and why, where it
+ran (the layout) and why, the reference work that characterises the machine (reference.json), and
+each arm's CPU per request split into the app's, the database's, the load generator's and the rest,
+naming what bounds the capacity. A ratio that differs on another machine can then be traced to the
+machine (a slower database per query, a load generator that costs more) rather than the frameworks.
+Runs before schema 4 have none of it, and no section."""
+from pathlib import Path
+
+import pandas as pd
+
+from analysis import validity
+from analysis.load import Run, run_table
+from analysis.tables import report_order
+from benchlib.results import CEILING, CEILING_COLUMNS, REFERENCE, ResultFileError, load_reference
+
+NAMES = {"wrk": "wrk", "jmeter": "JMeter"}
+# A machine this busy (all its processes, % of all cores) has no CPU to spare: its cores bound the
+# rate; an app at this share of one core while the machine has some is held by one busy thread.
+SATURATED = 0.90
+
+
+def loadgen_name(run: Run) -> str:
+    return NAMES.get(run.manifest.get("loadgen", {}).get("tool") or "jmeter", "JMeter")
+
+
+def load_sentence(run: Run) -> str:
+    """One sentence for the report's first paragraph: the load generator and the layout, each with
+    why (runs before schema 4: JMeter, as they were)."""
+    chosen, layout = run.manifest.get("loadgen"), run.manifest.get("layout")
+    if not chosen:
+        return "The load came from JMeter."
+    where = ("from remote engines" if run.manifest.get("engines") else
+             "on a CPU set of its own" if layout and layout.get("applied") else "sharing every core with the apps")
+    text = f"The load came from {NAMES.get(chosen['tool'], chosen['tool'])} {where}"
+    if chosen.get("why"):
+        text += f" (load generator: {chosen['why']}"
+        text += f"; layout: {layout['note']})" if layout and layout.get("note") else ")"
+    return text + "."
+
+
+def reference_table(reference: dict, run: Run) -> pd.DataFrame:
+    rows = []
+    for arm, entry in reference["apps"].items():
+        for key, label in (("cheapest", "cheapest answer (404)"), ("rest_case_1", "REST case 1")):
+            cell = entry.get(key) or {}
+            rows.append({"Arm": run.display_name(arm), "Request": label,
+                         "Throughput (req/s)": cell.get("throughput_rps"),
+                         "App CPU (ms/req)": cell.get("app_cpu_ms_per_req"),
+                         "Database CPU (ms/req)": cell.get("db_cpu_ms_per_req"),
+                         "Load generator CPU (ms/req)": cell.get("loadgen_cpu_ms_per_req")})
+    return pd.DataFrame(rows)
+
+
+def database_text(reference: dict) -> str:
+    db = reference["database"]
+    if not db.get("measured"):
+        return f"The database's CPU per query was not measured: {db.get('why', 'no figure')}."
+    shapes = "; ".join(f"{name} {entry['cpu_ms_per_query']} ms" for name, entry in db["shapes"].items())
+    return f"The database's CPU per query, one client on this machine: {shapes}."
+
+
+def cpu_split(run: Run) -> pd.DataFrame:
+    """Per arm, API and case, over the items whose throughput is valid: the mean CPU per request of
+    the app, the database, the load generator and the rest of the machine (ms), the machine's busy
+    share, and what bounds the capacity."""
+    items = validity.judged(run)
+    items = items[items["validity"].isin(("", validity.VALID))].copy()
+    columns = ["framework", "api", "case", "rounds", "app_ms", "db_ms", "loadgen_ms", "other_ms", "total_ms",
+               "machine_busy", "bound_by"]
+    if items.empty:
+        return pd.DataFrame(columns=columns)
+    per_request = items["window_s"] * 1000 / items["samples"] / 100
+    items["other_ms"] = items["other_cpu_pct"] * per_request
+    items["busy"] = (items[["cpu_mean_pct", "db_cpu_mean_pct", "loadgen_cpu_mean_pct", "other_cpu_pct"]]
+                     .fillna(0).sum(axis=1)) / (100 * run.cores)
+    records = []
+    for (arm, api, case), cell in items.groupby(["framework", "api", "case"]):
+        parts = {"app_ms": cell["app_cpu_ms_per_req"].mean(), "db_ms": cell["db_cpu_ms_per_req"].mean(),
+                 "loadgen_ms": cell["loadgen_cpu_ms_per_req"].mean(), "other_ms": cell["other_ms"].mean()}
+        total = sum(v for v in parts.values() if pd.notna(v))
+        busy, app_core = cell["busy"].mean(), cell["cpu_mean_pct"].mean() / 100
+        records.append({"framework": arm, "api": api, "case": case, "rounds": len(cell),
+                        **{k: round(v, 4) if pd.notna(v) else None for k, v in parts.items()},
+                        "total_ms": round(total, 4), "machine_busy": round(busy, 3),
+                        "bound_by": bound_by(parts, total, busy, app_core, run.cores)})
+    table = pd.DataFrame.from_records(records, columns=columns)
+    return table.sort_values(["framework", "api", "case"], key=report_order, ignore_index=True)
+
+
+def bound_by(parts: dict, total: float, busy: float, app_core: float, cores: int) -> str:
+    """What holds the rate: the machine's cores when they are full (with the largest share of a
+    request's CPU named), else one busy thread of the app, else no CPU at all."""
+    names = {"app_ms": "the app", "db_ms": "the database", "loadgen_ms": "the load generator", "other_ms": "other work"}
+    if busy >= SATURATED and total:
+        key = max((k for k, v in parts.items() if pd.notna(v)), key=lambda k: parts[k])
+        return f"the {cores} cores, most of it {names[key]}: {parts[key]:.3g} of {total:.3g} ms per request"
+    if app_core >= SATURATED:
+        return f"one busy thread of the app ({app_core:.0%} of a core) while {1 - busy:.0%} of the machine idled"
+    return f"no CPU ({busy:.0%} of the machine busy): the wait is elsewhere (the connection pool, the database's locks)"
+
+
+def ceiling_table(run: Run) -> pd.DataFrame | None:
+    found, _ = run_table(run.dir / CEILING, CEILING_COLUMNS)
+    if found is None or found.empty:
+        return None
+    last = found.groupby(["loadgen", "when"])["attempt"].transform("max") == found["attempt"]
+    table = found[last].pivot_table(index=["loadgen", "threads"], columns="when", values="ceiling_rps").reset_index()
+    return table.rename(columns={"loadgen": "Load generator", "threads": "Connections", "before": "Before the rounds (req/s)",
+                                 "after": "After the rounds (req/s)"})
+
+
+def section(doc, run: Run, tabs: Path) -> None:
+    """Nothing for runs before schema 4, which record no choice, layout or reference work."""
+    if run.manifest["schema_version"] < 4:
+        return
+    doc.heading(2, "The machine and the load")
+    doc.para(load_sentence(run))
+    try:
+        reference = load_reference(run.dir / REFERENCE)
+    except ResultFileError as e:
+        doc.para(f"No reference work: {e}.")
+        reference = None
+    if reference:
+        table = reference_table(reference, run)
+        table.to_csv(tabs / "reference.csv", index=False)
+        doc.table(table.astype(object).where(table.notna(), "–"),
+                  f"Reference work at {reference.get('connections')} connections (reference.json): each app's "
+                  "cheapest answer and cheapest real request, with the CPU each side spent per request")
+        doc.para(database_text(reference) + " " + "; ".join(
+            f"{NAMES.get(lg, lg)} spent {e['loadgen_cpu_ms_per_req']} ms of CPU per request on {e['at']}"
+            for lg, e in reference["loadgens"].items() if e.get("loadgen_cpu_ms_per_req")) + ".")
+    ceilings = ceiling_table(run)
+    if ceilings is not None:
+        ceilings.to_csv(tabs / "ceilings.csv", index=False)
+        doc.table(ceilings.astype(object).where(ceilings.notna(), "–"),
+                  "Each load generator's ceiling against the cheapest answer (ceiling.csv: the last of the attempts "
+                  "that agreed before the rounds, and the check after them)")
+    split = cpu_split(run)
+    if split.empty:
+        doc.para("No item's throughput is valid, so no CPU split per request.")
+        return
+    split.to_csv(tabs / "cpu_split.csv", index=False)
+    shown = split.assign(framework=split["framework"].map(run.display_name)).rename(columns={
+        "framework": "Arm", "api": "API", "case": "Case", "rounds": "Rounds", "app_ms": "App",
+        "db_ms": "Database", "loadgen_ms": "Load generator", "other_ms": "Other", "total_ms": "Total",
+        "machine_busy": "Machine busy", "bound_by": "What bounds the rate"})
+    doc.table(shown.astype(object).where(shown.notna(), "–"),
+        "CPU per request (ms) of each side, mean over the rounds whose throughput is valid, and what "
+        "bounds the rate: the machine's cores when they are full, else one busy thread, else not the CPU")

@@ -73,7 +73,7 @@ def measure(engine, loadgen: str, thread_counts: list[int], progress, when: str 
     """Attempts until the ceiling is stable (before the rounds) or one attempt (after), each a
     batch of `loadgen` over `thread_counts`; returns read(). `engine` is the run's RunEngine (its
     apps, layout and JMeter)."""
-    if engine.engines:
+    if engine.sink.remote:
         return {}
     arm = target(list(engine.frameworks))
     port = apps.port(engine.frameworks[arm])

@@ -216,8 +216,7 @@ class RunEngine:
                 todo = [item for item in todo if not self.finished(item)] or rounds.add()
                 progress.total = len(self.items)
             try:
-                if not self.engines:
-                    ceiling.measure(self, self.loadgen, self.thread_counts(), progress, when="after")
+                ceiling.measure(self, self.loadgen, self.thread_counts(), progress, when="after")
                 extra_passes.crosscheck(self, progress)
                 extra_passes.memory(self, progress)
             except AppFailed as e:
@@ -269,12 +268,13 @@ class RunEngine:
     def prepare_load(self, progress: Progress) -> None:
         """Before the first round (each step kept, so a resumed run skips what it has): the
         reference work, the load generator and the layout where the run left them to
-        measurement, the layout applied, and the load generator's ceiling."""
+        measurement, the layout applied, and the load generator's ceiling. With remote engines
+        the load is not this machine's: the reference work alone (with wrk) characterises it."""
+        chosen = self.manifest["loadgen"]
+        measured = reference.measure(self, list(LOADGENS) if chosen["requested"] == "auto" else
+                                     ["wrk" if self.engines else self.loadgen], progress)
         if self.engines:
             return
-        chosen = self.manifest["loadgen"]
-        measured = reference.measure(self, list(LOADGENS) if chosen["requested"] == "auto" else [self.loadgen],
-                                     progress)
         changed = False
         if chosen.get("tool") is None:
             chosen.update(choose_loadgen(measured))

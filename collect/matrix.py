@@ -78,7 +78,9 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
                                   loadgen=request.loadgen or default_loadgen(profile.name, engines))
         if request.seed is not None:
             options.seed = request.seed
-        engine = runs.create(options, chosen, launcher, db, pinning.plan(request.pin))
+        layout = pinning.shared("the load comes from remote engines: every core here is the apps' and the "
+                                "database's", "auto") if engines and request.pin is None else pinning.plan(request.pin)
+        engine = runs.create(options, chosen, launcher, db, layout)
     chose = engine.manifest["loadgen"]
     say(f"run: {engine.dir.name}: {len(engine.items)} measurements, profile {engine.manifest['profile']}, "
         f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {engine.layout['note']}.")

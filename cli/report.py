@@ -3,7 +3,7 @@ from pathlib import Path
 
 from analysis import slo
 from benchlib.console import fail, say
-from benchlib.paths import DEFAULT_RESULTS
+from benchlib.paths import results_root
 
 
 def register(sub):
@@ -13,15 +13,15 @@ def register(sub):
                                    "report of that run is replaced; the results are only read.")
     p.add_argument("run_id", nargs="?", metavar="RUN_ID",
                    help="a folder name under the results directory (default: the latest run)")
-    p.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS,
-                   help="where runs live (default: results/ at the repository root)")
+    p.add_argument("--results-dir", type=Path, default=None,
+                   help="where runs live (default: $TESTBED_RESULTS, else results/ at the repository root)")
     p.add_argument("--timeline-case", type=int, metavar="N",
                    help="case (1-18) for the latency-curve and over-time figures "
                         "(default: the heaviest case in the run)")
     add_reference_option(p)
     add_slo_option(p)
-    p.set_defaults(func=lambda args: report(args.run_id, args.results_dir, args.timeline_case, args.reference,
-                                            parse_slo(args.slo)))
+    p.set_defaults(func=lambda args: report(args.run_id, args.results_dir or results_root(), args.timeline_case,
+                                            args.reference, parse_slo(args.slo)))
 
 
 def add_reference_option(p) -> None:

@@ -65,6 +65,15 @@ def build_context(service: dict) -> Path | None:
     return (ROOT / context).resolve()
 
 
+def named_contexts(service: dict) -> dict[str, Path]:
+    """The build's additional_contexts that are folders here, by name (COPY --from=NAME reads them)."""
+    build = service.get("build")
+    extra = build.get("additional_contexts") or {} if isinstance(build, dict) else {}
+    if isinstance(extra, list):
+        extra = dict(item.split("=", 1) for item in extra)
+    return {name: (ROOT / path).resolve() for name, path in extra.items() if "://" not in path}
+
+
 def dockerfile_of(service: dict) -> Path:
     build = service["build"]
     name = "Dockerfile" if isinstance(build, str) else build.get("dockerfile", "Dockerfile")
@@ -117,6 +126,10 @@ def copy_arguments(rest: str) -> tuple[dict, list[str]]:
 
 def dockerfiles() -> list[Path]:
     return sorted({dockerfile_of(s) for s in services().values() if s.get("build")})
+
+
+def service_building(dockerfile: Path) -> dict:
+    return next(s for s in services().values() if s.get("build") and dockerfile_of(s) == dockerfile)
 
 
 def dockerignore(context: Path):

@@ -8,6 +8,8 @@ const TITLES = {
   405: 'Method Not Allowed',
   413: 'Payload Too Large',
   500: 'Internal Server Error',
+  // What a scaffold's routes answer until they are written (express-api/scaffold/).
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 };
 

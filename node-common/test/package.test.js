@@ -12,8 +12,10 @@ const INSTALLED = join(APP_DIR, 'node_modules', 'forum-node-common');
 const pkg = JSON.parse(readFileSync(join(SOURCE, 'package.json'), 'utf8'));
 const lock = JSON.parse(readFileSync(join(APP_DIR, 'package-lock.json'), 'utf8'));
 
-function filesUnder(dir) {
-  return readdirSync(dir, { recursive: true }).filter((name) => lstatSync(join(dir, name)).isFile());
+// What the app runs of the package: every file npm installed, but the README it always packs.
+function installedFiles() {
+  return readdirSync(INSTALLED, { recursive: true })
+    .filter((name) => lstatSync(join(INSTALLED, name)).isFile() && name !== 'README.md');
 }
 
 // npm ci installs what the lock file says the package needs, not what its package.json says now:
@@ -29,7 +31,7 @@ test('the app\'s lock file records the package\'s dependencies as its package.js
 test('the package is installed as a copy of its files, with no node_modules of its own', () => {
   assert.equal(lstatSync(INSTALLED).isSymbolicLink(), false, 'a link would resolve mysql2 and graphql from node-common/');
   assert.equal(existsSync(join(INSTALLED, 'node_modules')), false);
-  for (const file of filesUnder(INSTALLED)) {
+  for (const file of installedFiles()) {
     assert.equal(readFileSync(join(INSTALLED, file), 'utf8'), readFileSync(join(SOURCE, file), 'utf8'),
       `${file} differs from node-common/'s: rebuild the app (./testbed verify --framework ${manifest.name})`);
   }
@@ -39,7 +41,7 @@ test('the package is installed as a copy of its files, with no node_modules of i
 // could change without the app being rebuilt, and the app would run the old copy.
 test('every file of the package is a build input of the app', () => {
   const inputs = manifest.build_inputs.map((pattern) => join(APP_DIR, pattern));
-  for (const file of filesUnder(INSTALLED)) {
+  for (const file of installedFiles()) {
     const source = join(SOURCE, file);
     assert.ok(inputs.some((input) => matchesGlob(source, input)),
       `${relative(REPO_ROOT, source)} is not in ${manifest.name}'s build_inputs`);

@@ -20,10 +20,10 @@ from benchlib.paths import IDS, ROOT
 from benchlib.processes import stop_group
 from benchlib.results import SCHEMA_VERSION, SUMMARY_COLUMNS, summary_rows
 from collect.profiles import PROFILES
-from compose_files import (COMPOSE, VARIABLE, build_context, cnf_options, context_files,
-                           copy_arguments, dockerfile_of, dockerfiles, env_example, grants,
-                           instructions, named_contexts, raw_compose, service_building, services,
-                           stages, targets)
+from compose_files import (COMPOSE, VARIABLE, build_args, build_context, cnf_options,
+                           context_files, copy_arguments, dockerfile_of, dockerfiles, env_example,
+                           grants, instructions, named_contexts, raw_compose, services, stages,
+                           targets)
 
 RUNNER = ROOT / "docker" / "jmeter" / "run-matrix.sh"
 # DESIGN §6: default ports, in the containers too; MySQL on its own default inside its network.
@@ -95,7 +95,7 @@ def test_api_ports_environment_and_start_agree_with_manifest_and_design(framewor
     probe = " ".join(service["healthcheck"]["test"])
     assert f"/dev/tcp/127.0.0.1/{port}" in probe and f"GET {manifest['readiness_path']} " in probe
 
-    final = stages(dockerfile_of(service))[-1]["steps"]
+    final = stages(dockerfile_of(service), build_args(service))[-1]["steps"]
     exposed = [rest for keyword, rest in final if keyword == "EXPOSE"]
     assert exposed == [str(port)]
     # The apps listen on loopback unless told otherwise, which a container's outside cannot reach.
@@ -203,11 +203,16 @@ def test_mysql_accounts_match_db_accounts_for_any_host():
 
 # ---------------------------------------------------------------- Dockerfiles
 
+def built() -> dict:
+    """The services compose builds, by name."""
+    return {name: service for name, service in services().items() if service.get("build")}
+
+
 def test_every_image_is_pinned_and_never_latest():
     images = [s["image"] for s in services().values() if "image" in s]
-    for dockerfile in dockerfiles():
+    for service in built().values():
         names = set()
-        for stage in stages(dockerfile):
+        for stage in stages(dockerfile_of(service), build_args(service)):
             if stage["image"] not in names:
                 images.append(stage["image"])
             names.add(stage["name"])
@@ -218,14 +223,15 @@ def test_every_image_is_pinned_and_never_latest():
         assert "latest" not in tag, image
 
 
-@pytest.mark.parametrize("dockerfile", dockerfiles(), ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_every_file_a_dockerfile_copies_is_in_its_context(dockerfile):
-    """Each COPY source is sent by the context it names: the build's own, or a named context of
-    docker-compose.yml's additional_contexts (COPY --from=NAME, where NAME is no earlier stage;
-    Docker would otherwise pull an image of that name)."""
-    named = named_contexts(service_building(dockerfile))
+@pytest.mark.parametrize("name", sorted(built()))
+def test_every_file_a_dockerfile_copies_is_in_its_context(name):
+    """Each COPY source of a service's build is sent by the context it names: the build's own,
+    or a named context of its additional_contexts (COPY --from=NAME, where NAME is no earlier
+    stage; Docker would otherwise pull an image of that name)."""
+    service = built()[name]
+    named = named_contexts(service)
     copied, earlier = 0, set()
-    for stage in stages(dockerfile):
+    for stage in stages(dockerfile_of(service), build_args(service)):
         assert stage["name"] not in named, f"stage {stage['name']} hides the named context"
         for keyword, rest in stage["steps"]:
             if keyword not in ("COPY", "ADD"):
@@ -235,7 +241,7 @@ def test_every_file_a_dockerfile_copies_is_in_its_context(dockerfile):
                 continue
             assert "from" not in flags or flags["from"] in named, \
                 f"{keyword} --from={flags['from']}: neither an earlier stage nor a named context"
-            context = named[flags["from"]] if "from" in flags else dockerfile.parent
+            context = named[flags["from"]] if "from" in flags else build_context(service)
             sent = context_files(context)
             for source in paths[:-1]:
                 if re.match(r"https?://", source):
@@ -255,7 +261,8 @@ def test_node_api_images_run_the_node_version_of_the_default_variant(framework):
     # The default variant's runtime, or the manifest's where the variant does not restate it.
     settings = {**manifest["settings"], **manifest["variants"][0].get("settings", {})}
     pinned = settings["runtime"].removeprefix("Node.js ")
-    images = {stage["image"] for stage in stages(manifest["dir"] / "Dockerfile")}
+    [service] = [s for s in built().values() if build_context(s) == manifest["dir"].resolve()]
+    images = {stage["image"] for stage in stages(dockerfile_of(service), build_args(service))}
     assert images == {f"node:{pinned}-bookworm-slim"}
 
 
@@ -294,7 +301,8 @@ def test_node_images_receive_every_module_they_import(folder):
     service = next(s for s in services().values() if build_context(s) == context.resolve())
     named = named_contexts(service)
     sent = context_files(context)
-    deps, final = stages(context / "Dockerfile")[0], stages(context / "Dockerfile")[-1]
+    found = stages(dockerfile_of(service), build_args(service))
+    deps, final = found[0], found[-1]
     assert ("COPY", ". .") in final["steps"]
     assert {"package.json", "package-lock.json"} <= sent
     app = workdir(final)

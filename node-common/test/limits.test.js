@@ -66,6 +66,14 @@ test('a variable\'s default counts inside an inline fragment of a spread fragmen
   'query asks for 1501 comments; the maximum is 1000');
 });
 
+test('a limit outside 1..1000 counts nothing, and its field fails without SQL', async () => {
+  relay.clear();
+  const response = await ask({ query: '{ a: commentsByLimit(limit: 1000) { id } b: commentsByLimit(limit: 5000) { id } }' });
+  assert.equal(response.status, 200);
+  assert.equal(response.body.errors[0].message, 'limit must be an integer from 1 to 1000');
+  assert.deepEqual(relay.statements().filter((sql) => sql.includes('LIMIT 5000')), []);
+});
+
 test('a string for an Int variable counts 0, then fails to coerce', async () => {
   const text = await ask({ query: 'query($n: Int!) { a: commentsByLimit(limit: 1000) { id } b: commentsByLimit(limit: $n) { id } }',
     variables: { n: '1000' } });

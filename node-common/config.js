@@ -15,7 +15,7 @@ export const HEADERS_TIMEOUT_MS = 131_000;
 // Kestrel's MaxRequestBodySize on the ASP.NET side: a POST /graphql body above it is a 413.
 export const MAX_BODY_BYTES = 1_000_000;
 // Where the app listens unless BIND_ADDRESS says otherwise.
-export const DEFAULT_BIND_ADDRESS = '127.0.0.1';
+const DEFAULT_BIND_ADDRESS = '127.0.0.1';
 
 // A setting the app cannot start with; loadOrExit prints its message as one line and exits.
 export class ConfigError extends Error {}

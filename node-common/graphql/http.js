@@ -157,7 +157,7 @@ export function errorObject(error) {
 
 // {"errors":[…]}, {"errors":[…],"data":…} or {"data":…}: the text the app sends as the chosen
 // media type.
-export function graphqlBody(errors, data) {
+function graphqlBody(errors, data) {
   const body = {};
   if (errors.length > 0) body.errors = errors;
   if (data !== undefined) body.data = data;

@@ -65,10 +65,19 @@ def build_context(service: dict) -> Path | None:
     return (ROOT / context).resolve()
 
 
+def named_contexts(service: dict) -> dict[str, Path]:
+    """The build's additional_contexts that are folders here, by name (COPY --from=NAME reads them)."""
+    build = service.get("build")
+    extra = build.get("additional_contexts") or {} if isinstance(build, dict) else {}
+    if isinstance(extra, list):
+        extra = dict(item.split("=", 1) for item in extra)
+    return {name: (ROOT / path).resolve() for name, path in extra.items() if "://" not in path}
+
+
 def dockerfile_of(service: dict) -> Path:
     build = service["build"]
     name = "Dockerfile" if isinstance(build, str) else build.get("dockerfile", "Dockerfile")
-    return build_context(service) / name
+    return (build_context(service) / name).resolve()
 
 
 def instructions(dockerfile: Path) -> list[tuple[str, str]]:
@@ -87,20 +96,41 @@ def instructions(dockerfile: Path) -> list[tuple[str, str]]:
     return result
 
 
-def stages(dockerfile: Path) -> list[dict]:
-    """Each FROM with its image (ARGs before the first FROM substituted), name and instructions."""
-    args, found = {}, []
+def build_args(service: dict) -> dict:
+    """The build's args (Dockerfile ARG values) as compose passes them."""
+    build = service.get("build")
+    args = build.get("args") or {} if isinstance(build, dict) else {}
+    if isinstance(args, list):
+        args = dict(item.split("=", 1) for item in args)
+    return {name: str(value) for name, value in args.items()}
+
+
+def stages(dockerfile: Path, given: dict | None = None) -> list[dict]:
+    """Each FROM with its image, name and instructions, ARGs substituted as Docker does: a value
+    from `given` (a service's build_args) or else the ARG's default; those declared before the
+    first FROM in FROM lines, a stage's own (a bare `ARG NAME` takes the earlier one's value) in
+    its instructions after them."""
+    given = given or {}
+    before, found, scope = {}, [], {}
+
+    def substitute(text, values):
+        return re.sub(r"\$\{?(\w+)\}?", lambda m: values.get(m.group(1), m.group(0)), text)
+
     for keyword, rest in instructions(dockerfile):
-        if keyword == "ARG" and not found:
-            name, _, default = rest.partition("=")
-            args[name] = default
+        if keyword == "ARG":
+            name, has_default, default = rest.partition("=")
+            value = given.get(name, default if has_default else before.get(name))
+            if value is not None:
+                (scope if found else before)[name] = value
+            if found:
+                found[-1]["steps"].append((keyword, rest))
         elif keyword == "FROM":
             words = [w for w in rest.split() if not w.startswith("--")]
-            image = re.sub(r"\$\{?(\w+)\}?", lambda m: args.get(m.group(1), m.group(0)), words[0])
             name = words[2] if len(words) > 2 and words[1].upper() == "AS" else None
-            found.append({"image": image, "name": name, "steps": []})
+            found.append({"image": substitute(words[0], before), "name": name, "steps": []})
+            scope = {}
         else:
-            found[-1]["steps"].append((keyword, rest))
+            found[-1]["steps"].append((keyword, substitute(rest, scope)))
     return found
 
 

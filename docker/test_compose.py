@@ -20,9 +20,10 @@ from benchlib.paths import IDS, ROOT
 from benchlib.processes import stop_group
 from benchlib.results import SCHEMA_VERSION, SUMMARY_COLUMNS, summary_rows
 from collect.profiles import PROFILES
-from compose_files import (COMPOSE, VARIABLE, build_context, cnf_options, context_files,
-                           copy_arguments, dockerfile_of, dockerfiles, env_example, grants,
-                           instructions, raw_compose, services, stages, targets)
+from compose_files import (COMPOSE, VARIABLE, build_args, build_context, cnf_options,
+                           context_files, copy_arguments, dockerfile_of, dockerfiles, env_example,
+                           grants, instructions, named_contexts, raw_compose, services, stages,
+                           targets)
 
 RUNNER = ROOT / "docker" / "jmeter" / "run-matrix.sh"
 # DESIGN §6: default ports, in the containers too; MySQL on its own default inside its network.
@@ -94,7 +95,7 @@ def test_api_ports_environment_and_start_agree_with_manifest_and_design(framewor
     probe = " ".join(service["healthcheck"]["test"])
     assert f"/dev/tcp/127.0.0.1/{port}" in probe and f"GET {manifest['readiness_path']} " in probe
 
-    final = stages(dockerfile_of(service))[-1]["steps"]
+    final = stages(dockerfile_of(service), build_args(service))[-1]["steps"]
     exposed = [rest for keyword, rest in final if keyword == "EXPOSE"]
     assert exposed == [str(port)]
     # The apps listen on loopback unless told otherwise, which a container's outside cannot reach.
@@ -202,11 +203,16 @@ def test_mysql_accounts_match_db_accounts_for_any_host():
 
 # ---------------------------------------------------------------- Dockerfiles
 
+def built() -> dict:
+    """The services compose builds, by name."""
+    return {name: service for name, service in services().items() if service.get("build")}
+
+
 def test_every_image_is_pinned_and_never_latest():
     images = [s["image"] for s in services().values() if "image" in s]
-    for dockerfile in dockerfiles():
+    for service in built().values():
         names = set()
-        for stage in stages(dockerfile):
+        for stage in stages(dockerfile_of(service), build_args(service)):
             if stage["image"] not in names:
                 images.append(stage["image"])
             names.add(stage["name"])
@@ -217,18 +223,26 @@ def test_every_image_is_pinned_and_never_latest():
         assert "latest" not in tag, image
 
 
-@pytest.mark.parametrize("dockerfile", dockerfiles(), ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_every_file_a_dockerfile_copies_is_in_its_context(dockerfile):
-    context = dockerfile.parent
-    sent = context_files(context)
-    copied = 0
-    for stage in stages(dockerfile):
+@pytest.mark.parametrize("name", sorted(built()))
+def test_every_file_a_dockerfile_copies_is_in_its_context(name):
+    """Each COPY source of a service's build is sent by the context it names: the build's own,
+    or a named context of its additional_contexts (COPY --from=NAME, where NAME is no earlier
+    stage; Docker would otherwise pull an image of that name)."""
+    service = built()[name]
+    named = named_contexts(service)
+    copied, earlier = 0, set()
+    for stage in stages(dockerfile_of(service), build_args(service)):
+        assert stage["name"] not in named, f"stage {stage['name']} hides the named context"
         for keyword, rest in stage["steps"]:
             if keyword not in ("COPY", "ADD"):
                 continue
             flags, paths = copy_arguments(rest)
-            if "from" in flags:
+            if flags.get("from") in earlier:
                 continue
+            assert "from" not in flags or flags["from"] in named, \
+                f"{keyword} --from={flags['from']}: neither an earlier stage nor a named context"
+            context = named[flags["from"]] if "from" in flags else build_context(service)
+            sent = context_files(context)
             for source in paths[:-1]:
                 if re.match(r"https?://", source):
                     continue
@@ -237,6 +251,7 @@ def test_every_file_a_dockerfile_copies_is_in_its_context(dockerfile):
                            or pattern == r"\."}
                 assert matched, f"{keyword} {source}: nothing in {context.relative_to(ROOT)}/ sends it"
                 copied += 1
+        earlier.add(stage["name"])
     assert copied, "a Dockerfile that copies nothing from its context"
 
 
@@ -246,32 +261,90 @@ def test_node_api_images_run_the_node_version_of_the_default_variant(framework):
     # The default variant's runtime, or the manifest's where the variant does not restate it.
     settings = {**manifest["settings"], **manifest["variants"][0].get("settings", {})}
     pinned = settings["runtime"].removeprefix("Node.js ")
-    images = {stage["image"] for stage in stages(manifest["dir"] / "Dockerfile")}
+    [service] = [s for s in built().values() if build_context(s) == manifest["dir"].resolve()]
+    images = {stage["image"] for stage in stages(dockerfile_of(service), build_args(service))}
     assert images == {f"node:{pinned}-bookworm-slim"}
+
+
+def local_packages(context: Path) -> dict[str, Path]:
+    """The app's dependencies that npm installs from a folder here (`file:../node-common`)."""
+    dependencies = json.loads((context / "package.json").read_text()).get("dependencies", {})
+    return {name: (context / spec.removeprefix("file:")).resolve()
+            for name, spec in dependencies.items() if spec.startswith("file:")}
+
+
+def packed(package: Path, relative: str) -> bool:
+    """Is this file of a local package in what npm installs of it (package.json's `files`, a `*`
+    within one path segment)?"""
+    patterns = json.loads((package / "package.json").read_text()).get("files", ["**"])
+    return relative == "package.json" or any(
+        re.fullmatch(re.escape(p).replace(r"\*\*", ".*").replace(r"\*", "[^/]*"), relative) for p in patterns)
+
+
+def copies(stage: dict) -> list[tuple[dict, list[str]]]:
+    return [copy_arguments(rest) for keyword, rest in stage["steps"] if keyword == "COPY"]
+
+
+def workdir(stage: dict) -> PurePosixPath:
+    return PurePosixPath([rest for keyword, rest in stage["steps"] if keyword == "WORKDIR"][-1])
 
 
 @pytest.mark.parametrize("folder", ["express-api", "fastify-api", "seed"])
 def test_node_images_receive_every_module_they_import(folder):
+    """From CMD's entry point, every module the app imports (relative imports, a local package's
+    modules by name) and every file it reads beside a module (new URL) is in the final image where
+    Node looks for it: the app's own files by `COPY . .`; a file outside its folder
+    (../contract/schema.graphql) copied from a named context to the same place beside the app; a
+    local package (file:../node-common) within its `files`, installed by the first stage's npm ci
+    from a copy of its whole folder where the file: path points, and node_modules taken over."""
     context = ROOT / folder
+    service = next(s for s in services().values() if build_context(s) == context.resolve())
+    named = named_contexts(service)
     sent = context_files(context)
-    final = stages(context / "Dockerfile")[-1]["steps"]
-    assert ("COPY", ". .") in final
+    found = stages(dockerfile_of(service), build_args(service))
+    deps, final = found[0], found[-1]
+    assert ("COPY", ". .") in final["steps"]
     assert {"package.json", "package-lock.json"} <= sent
-    entry = [json.loads(rest) for keyword, rest in final if keyword == "CMD"][-1][1]
-    todo, seen = [entry], set()
+    app = workdir(final)
+    packages = local_packages(context)
+    for name, package in packages.items():
+        # npm ci in the first stage finds the package where package.json's path points, whole.
+        at = PurePosixPath(os.path.normpath(workdir(deps) / os.path.relpath(package, context)))
+        assert any(named.get(flags.get("from")) == package and paths == [".", str(at)]
+                   for flags, paths in copies(deps)), f"{folder}: no copy of {package.name}/ at {at} for npm ci"
+        assert ({"from": deps["name"]}, [str(workdir(deps) / "node_modules"), "./node_modules"]) in copies(final)
+
+    def in_image(path: Path) -> bool:
+        for package in packages.values():
+            if path.is_relative_to(package):
+                return packed(package, path.relative_to(package).as_posix())
+        if path.is_relative_to(context.resolve()):
+            return path.relative_to(context.resolve()).as_posix() in sent
+        # Beside the app, as in the repository: copied there from a named context.
+        target = PurePosixPath(os.path.normpath(app / os.path.relpath(path, context)))
+        return any(flags.get("from") in named and (named[flags["from"]] / paths[0]).resolve() == path
+                   and PurePosixPath(paths[-1]) == target for flags, paths in copies(final))
+
+    entry = [json.loads(rest) for keyword, rest in final["steps"] if keyword == "CMD"][-1][1]
+    todo, seen = [(context / entry).resolve()], set()
     while todo:
         module = todo.pop()
         if module in seen:
             continue
         seen.add(module)
-        assert module in sent, f"{folder}/{module} is imported but left out of the image"
-        source = (context / module).read_text()
+        assert in_image(module), f"{os.path.relpath(module, context)} is imported or read by {folder} but not in its image"
+        source = module.read_text()
         specs = re.findall(r"""(?:from|import)\s*\(?\s*['"](\.{1,2}/[^'"]+)['"]""", source)
-        # Files read beside the module (e.g. graphql/schema.graphql) ship as well.
+        # Files read beside the module (e.g. ../../contract/schema.graphql) ship as well.
         specs += re.findall(r"""new URL\(\s*['"](\.{1,2}/[^'"]+)['"]\s*,\s*import\.meta\.url""", source)
-        for spec in specs:
-            todo.append(os.path.normpath(str(PurePosixPath(module).parent / spec)))
+        todo += [(module.parent / spec).resolve() for spec in specs]
+        for name, subpath in re.findall(r"""(?:from|import)\s*\(?\s*['"]([^./'"][^/'"]*)/([^'"]+)['"]""", source):
+            if name in packages:
+                todo.append(packages[name] / subpath)
     assert len(seen) > 1
+    # Each named context is there for a file the app reaches.
+    for name, folder_path in named.items():
+        assert any(module.is_relative_to(folder_path) for module in seen), f"{folder} reaches nothing of {name}"
 
 
 @pytest.mark.parametrize("dockerfile", dockerfiles(), ids=lambda p: p.relative_to(ROOT).as_posix())

@@ -1,49 +1,9 @@
-// Settings come from the environment only, so the testbed's manifest records all of them.
-import { isIP } from 'node:net';
+// Settings come from the environment only, so the testbed's manifest records all of them: those
+// of every Node app (forum-node-common/config.js) and the GraphQL server library.
+import { commonSettings, ConfigError, loadOrExit } from 'forum-node-common/config.js';
 
-// The database connections of the whole app (DB_POOL_SIZE); cluster.js splits them among its workers.
-export const POOL_SIZE = 100;
 // The GraphQL server libraries GRAPHQL_SERVER may name; the first is the default (the study's).
 export const GRAPHQL_SERVERS = ['express-graphql', 'graphql-http'];
-// Kestrel's default, not Node's 5 s: on a saturated machine a load thread can wait longer than
-// 5 s for the CPU between two requests, find its connection closed, and count an error that
-// ASP.NET Core would never see.
-export const KEEP_ALIVE_TIMEOUT_MS = 130_000;
-// Node advises a headers timeout above the keep-alive timeout.
-export const HEADERS_TIMEOUT_MS = 131_000;
-// Kestrel's MaxRequestBodySize on the ASP.NET side: a POST /graphql body above it is a 413.
-export const MAX_BODY_BYTES = 1_000_000;
-
-// A setting the app cannot start with; server.js prints its message as one line and exits.
-export class ConfigError extends Error {}
-
-// The GraphQL abuse limits (contract/README.md, "Limits"). Only tests raise them, e.g. to read the
-// whole schema by introspection; the benchmark runs the defaults.
-function wholeNumber(env, name, fallback) {
-  const text = env[name];
-  // Empty counts as unset, as on the ASP.NET side, so that a compose file can pass `NAME=`.
-  if (text === undefined || text === '') return fallback;
-  const value = /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
-  if (!(value <= 2147483647)) {
-    throw new ConfigError(`${name} must be a whole number from 1 to 2147483647, not '${text}'`);
-  }
-  return value;
-}
-
-// Where the app listens: loopback unless BIND_ADDRESS names another address (the testbed sets it
-// when the load comes from other machines; 0.0.0.0 is every IPv4 interface, :: every interface).
-// An IP literal only, as Kestrel on the ASP.NET side takes it: a host name would be resolved
-// differently by the two stacks.
-export const DEFAULT_BIND_ADDRESS = '127.0.0.1';
-
-function bindAddress(env) {
-  const text = env.BIND_ADDRESS;
-  if (text === undefined || text === '') return DEFAULT_BIND_ADDRESS;
-  if (isIP(text) === 0) {
-    throw new ConfigError(`BIND_ADDRESS must be an IP address such as 127.0.0.1 or 0.0.0.0, not '${text}'`);
-  }
-  return text;
-}
 
 function graphqlServer(env) {
   const name = env.GRAPHQL_SERVER;
@@ -55,33 +15,8 @@ function graphqlServer(env) {
 }
 
 export function loadConfig(env = process.env) {
-  return {
-    port: Number(env.PORT ?? 3000),
-    bindAddress: bindAddress(env),
-    db: {
-      host: env.DB_HOST ?? '127.0.0.1',
-      port: Number(env.DB_PORT ?? 3307),
-      database: env.DB_NAME ?? 'forum',
-      user: env.DB_USER ?? 'forum_api',
-      password: env.DB_PASSWORD ?? 'forum_api',
-    },
-    poolSize: wholeNumber(env, 'DB_POOL_SIZE', POOL_SIZE),
-    graphqlServer: graphqlServer(env),
-    graphqlLimits: {
-      maxDepth: wholeNumber(env, 'GRAPHQL_MAX_DEPTH', 5),
-      maxFields: wholeNumber(env, 'GRAPHQL_MAX_FIELDS', 200),
-      maxComments: wholeNumber(env, 'GRAPHQL_MAX_COMMENTS', 1000),
-    },
-  };
+  return { ...commonSettings(env, 3000), graphqlServer: graphqlServer(env) };
 }
 
-// The settings, or one line that says what to fix (not a stack trace) and exit status 1.
-export function loadConfigOrExit() {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(`express-api: ${error.message}`);
-    return process.exit(1);
-  }
-}
+// The settings, or one line that says what to fix and exit status 1.
+export const loadConfigOrExit = () => loadOrExit('express-api', loadConfig);

@@ -5,7 +5,8 @@
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
-import { POOL_SIZE, GRAPHQL_SERVERS } from './config.js';
+import { POOL_SIZE } from 'forum-node-common/config.js';
+import { GRAPHQL_SERVERS } from './config.js';
 
 const LIBRARIES = ['express', 'graphql', 'mysql2', 'dataloader'];
 

@@ -1,8 +1,9 @@
 // One process listening on BIND_ADDRESS (loopback unless set) and PORT. Kept free of app logic so
 // that cluster.js can fork workers that each run this file unchanged.
 import cluster from 'node:cluster';
-import { loadConfigOrExit, KEEP_ALIVE_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from './config.js';
-import { createPool } from './db.js';
+import { KEEP_ALIVE_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from 'forum-node-common/config.js';
+import { createPool } from 'forum-node-common/db.js';
+import { loadConfigOrExit } from './config.js';
 import { createApp } from './app.js';
 import { loadGraphqlServer } from './graphql/servers.js';
 import { loadedReport } from './loaded.js';

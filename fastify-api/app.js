@@ -1,34 +1,16 @@
 import { METHODS } from 'node:http';
 import Fastify from 'fastify';
-import { createData } from './data.js';
+import { MAX_BODY_BYTES, KEEP_ALIVE_TIMEOUT_MS } from 'forum-node-common/config.js';
+import { createData } from 'forum-node-common/data.js';
+import { lenientUrl } from 'forum-node-common/paths.js';
+import { restEndpoints } from 'forum-node-common/rest.js';
 import { healthRoutes } from './routes/health.js';
 import { commentRoutes } from './routes/comments.js';
 import { userRoutes } from './routes/users.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { graphqlExecutor } from './graphql/execute.js';
 import { noSuchEndpoint, problemHandler } from './problems.js';
-import { KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './config.js';
-
-function decodes(segment) {
-  try {
-    decodeURIComponent(segment);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// Kestrel keeps a percent sign that starts no valid escape as plain text, so that '/rest/comment/%zz'
-// breaks the id rule like any other text; Fastify's router would answer such a path with its own
-// 400. Escaping such a segment's percent signs makes the router decode it to the same text.
-function undecodableEscapesAsText(req) {
-  const queryAt = req.url.indexOf('?');
-  const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
-  const lenient = path.split('/')
-    .map((segment) => (decodes(segment) ? segment : segment.replaceAll('%', '%25')))
-    .join('/');
-  return lenient === path ? req.url : lenient + (queryAt === -1 ? '' : req.url.slice(queryAt));
-}
+import { REQUEST_TIMEOUT_MS } from './config.js';
 
 // The whole API over a mysql2 promise pool; server.js decides where it listens.
 // graphql: { limits, jit } (config.js's graphqlLimits and graphqlJit).
@@ -38,9 +20,12 @@ export async function createApp(pool, { limits, jit }) {
     logger: false,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
-    // POST /graphql reads its body itself (graphql/http.js, with this limit); declared for the record.
+    // POST /graphql reads its body itself (forum-node-common/graphql/http.js, with this limit);
+    // declared for the record.
     bodyLimit: MAX_BODY_BYTES,
-    rewriteUrl: undecodableEscapesAsText,
+    // A path segment that is not valid percent-encoding is text, as Kestrel takes it
+    // (forum-node-common/paths.js); Fastify's router would answer such a path with its own 400.
+    rewriteUrl: (req) => lenientUrl(req.url),
     // As Express and Kestrel match: any letter case, a trailing slash allowed; an id of any length
     // reaches the id rule (400) instead of the router's 100-character limit (404).
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 2048 },
@@ -51,16 +36,17 @@ export async function createApp(pool, { limits, jit }) {
     if (method !== 'CONNECT' && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   }
   // No body parsing anywhere: a REST path answers 405 to a POST whatever its body, as the other
-  // sides do, and POST /graphql checks its body by the contract's rules (graphql/http.js).
+  // sides do, and POST /graphql checks its body by the contract's rules.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request, payload, done) => done(null));
   // The Content-Type as sent, on routes that take a body (routes/resource.js).
   app.decorateRequest('declaredContentType', undefined);
 
   const execute = await graphqlExecutor(app, data, limits, jit);
-  healthRoutes(app, data);
-  commentRoutes(app, data);
-  userRoutes(app, data);
+  const rest = restEndpoints(data);
+  healthRoutes(app, rest);
+  commentRoutes(app, rest);
+  userRoutes(app, rest);
   graphqlRoutes(app, execute);
   app.setNotFoundHandler(noSuchEndpoint);
   app.setErrorHandler(problemHandler);

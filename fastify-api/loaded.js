@@ -3,7 +3,7 @@
 // rather than from package.json's or framework.json's wishes, so that each run records what really
 // served it.
 import { readFileSync } from 'node:fs';
-import { POOL_SIZE } from './config.js';
+import { POOL_SIZE } from 'forum-node-common/config.js';
 
 const LIBRARIES = ['fastify', 'mercurius', 'graphql', 'graphql-jit', 'mysql2', 'dataloader'];
 

@@ -1,6 +1,7 @@
 // One process listening on BIND_ADDRESS (loopback unless set) and PORT.
-import { loadConfigOrExit, HEADERS_TIMEOUT_MS } from './config.js';
-import { createPool } from './db.js';
+import { HEADERS_TIMEOUT_MS } from 'forum-node-common/config.js';
+import { createPool } from 'forum-node-common/db.js';
+import { loadConfigOrExit } from './config.js';
 import { createApp } from './app.js';
 import { loadedReport } from './loaded.js';
 

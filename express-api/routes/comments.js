@@ -1,27 +1,14 @@
 import { Router } from 'express';
-import { parseId, parseLimit, ID_RULE, LIMIT_RULE } from '../params.js';
-import { badRequest, notFound, methodNotAllowed } from '../problems.js';
+import { methodNotAllowed } from '../problems.js';
 
-export function commentsRouter(data) {
+// rest: forum-node-common/rest.js's endpoints over the app's data.
+export function commentsRouter(rest) {
   const router = Router();
-
   router.route('/rest/comment/:id')
-    .get(async (req, res) => {
-      const id = parseId(req.params.id);
-      if (id === null) throw badRequest(ID_RULE);
-      const comment = await data.commentById(id);
-      if (!comment) throw notFound(`comment ${id} does not exist`);
-      res.json(comment);
-    })
+    .get(async (req, res) => res.json(await rest.commentById(req.params)))
     .all(methodNotAllowed('GET'));
-
   router.route('/rest/comments/:limit')
-    .get(async (req, res) => {
-      const limit = parseLimit(req.params.limit);
-      if (limit === null) throw badRequest(LIMIT_RULE);
-      res.json(await data.commentsByLimit(limit));
-    })
+    .get(async (req, res) => res.json(await rest.commentsByLimit(req.params)))
     .all(methodNotAllowed('GET'));
-
   return router;
 }

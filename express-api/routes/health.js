@@ -1,16 +1,15 @@
 import { Router } from 'express';
-import { methodNotAllowed, Problem } from '../problems.js';
+import { Problem } from 'forum-node-common/problems.js';
+import { methodNotAllowed } from '../problems.js';
 
 // Ready means "every process that will serve is listening" (`started()`: always true for one
-// process, see server.js for the cluster) and "can reach the database": SELECT 1 succeeds, else
-// the error middleware answers 503.
-export function healthRouter(data, started) {
+// process, see server.js for the cluster) and "can reach the database" (rest.health).
+export function healthRouter(rest, started) {
   const router = Router();
   router.route('/healthz')
     .get(async (req, res) => {
       if (!started()) throw new Problem(503, 'starting: not every cluster worker listens yet');
-      await data.ping();
-      res.json({ status: 'ok' });
+      res.json(await rest.health());
     })
     .all(methodNotAllowed('GET'));
   return router;

@@ -1,23 +1,22 @@
 // One process listening on BIND_ADDRESS (loopback unless set) and PORT, as the testbed starts it.
-import { createPool } from './db.js';
+// The settings, the pool and the keep-alive timeouts are every Node app's (forum-node-common).
+import { commonSettings, loadOrExit, KEEP_ALIVE_TIMEOUT_MS, HEADERS_TIMEOUT_MS } from 'forum-node-common/config.js';
+import { createPool } from 'forum-node-common/db.js';
 import { createApp } from './app.js';
 import { loadedReport } from './loaded.js';
 
-const port = Number(process.env.PORT || '{{PORT}}');
-const address = process.env.BIND_ADDRESS || '127.0.0.1';
-const pool = createPool();
-const server = createApp(pool).listen(port, address, (error) => {
+const config = loadOrExit('{{NAME}}-api', () => commonSettings(process.env, '{{PORT}}'));
+const pool = createPool(config.db, config.poolSize);
+const server = createApp(pool).listen(config.port, config.bindAddress, (error) => {
   if (error) return;
   // The real port, so that PORT=0 (the tests) can learn which one the system picked.
-  console.log(`{{NAME}}-api: listening on http://${address}:${server.address().port} (pid ${process.pid})`);
+  console.log(`{{NAME}}-api: listening on http://${config.bindAddress}:${server.address().port} (pid ${process.pid})`);
   console.log(loadedReport());
 });
-// Kestrel's keep-alive default, not Node's 5 s: every implementation keeps JMeter's connections
-// open as long (express-api's README, "HTTP keep-alive").
-server.keepAliveTimeout = 130_000;
-server.headersTimeout = 131_000;
+server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+server.headersTimeout = HEADERS_TIMEOUT_MS;
 server.on('error', (error) => {
-  console.error(`{{NAME}}-api: cannot listen on ${address} port ${port}: ${error.message}`);
+  console.error(`{{NAME}}-api: cannot listen on ${config.bindAddress} port ${config.port}: ${error.message}`);
   process.exit(1);
 });
 

@@ -1,15 +1,15 @@
+// The cluster variant: cluster.js and the arithmetic of cluster-plan.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, get, problem, LISTENING } from './helpers.js';
+import { startServer, failedStart, get, problem, LISTENING, assertLoopbackOnly }
+  from '../../node-common/test/helpers.js';
 import { workerCount, poolShares } from '../cluster-plan.js';
-
-const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 // The cluster's workers together open at most what one process would: 100.
 test('the pool is split so that the shares add up to the total', () => {
@@ -130,10 +130,28 @@ test('a signal to the primary alone stops every worker', async () => {
   }
 });
 
-test('a bad setting stops cluster.js with one line before any worker is forked', async () => {
-  const result = spawnSync(process.execPath, ['cluster.js'], {
-    cwd: APP_DIR, encoding: 'utf8', env: { ...process.env, PORT: '0', DB_POOL_SIZE: 'many' } });
-  assert.equal(result.status, 1);
-  assert.equal(result.stderr, "express-api: DB_POOL_SIZE must be a whole number from 1 to 2147483647, not 'many'\n");
-  assert.equal(result.stdout, '');
+test('a bad setting stops cluster.js with one line before any worker is forked', () => {
+  for (const [name, value, message] of [
+    ['DB_POOL_SIZE', 'many', "DB_POOL_SIZE must be a whole number from 1 to 2147483647, not 'many'"],
+    ['BIND_ADDRESS', 'x', "BIND_ADDRESS must be an IP address such as 127.0.0.1 or 0.0.0.0, not 'x'"],
+  ]) {
+    const result = failedStart({ [name]: value }, 'cluster.js');
+    assert.equal(result.status, 1, name);
+    assert.equal(result.stderr, `express-api: ${message}\n`);
+    assert.equal(result.stdout, '');
+  }
+});
+
+test('the cluster\'s workers listen on BIND_ADDRESS too: loopback by default', async () => {
+  const server = await startServer({ BIND_ADDRESS: '' }, { script: 'cluster.js' });
+  try {
+    const expected = workerCount(100);
+    const lines = () => server.output().match(new RegExp(LISTENING, 'gm')) ?? [];
+    for (let i = 0; i < 100 && lines().length < expected; i += 1) await sleep(50);
+    assert.equal(lines().length, expected, server.output());
+    for (const line of lines()) assert.match(line, /http:\/\/127\.0\.0\.1:/);
+    await assertLoopbackOnly(server);
+  } finally {
+    await server.stop();
+  }
 });

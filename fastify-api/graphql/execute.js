@@ -5,12 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { GraphQLError, Kind, Location, getOperationAST, parse, specifiedRules, validate } from 'graphql';
 import mercurius from 'mercurius';
-import { createContext } from './context.js';
-import { queryLimits } from './limits.js';
-import { resolvers } from './resolvers.js';
+import { createContext } from 'forum-node-common/graphql/context.js';
+import { queryLimits } from 'forum-node-common/graphql/limits.js';
+import { resolvers } from 'forum-node-common/graphql/resolvers.js';
 
-// The SDL of DESIGN §4, verbatim.
-const SDL = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
+// The contract's SDL, read from contract/ beside this folder (in the Docker image too).
+const SDL = readFileSync(new URL('../../contract/schema.graphql', import.meta.url), 'utf8');
 
 // A request mercurius refused before execution: its graphql-js errors, no data.
 class Refused extends Error {

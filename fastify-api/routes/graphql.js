@@ -1,28 +1,21 @@
-import { responseMediaType, isJsonContentType, readBody, checkRequestBody, sendRejection,
-  sendGraphQL, errorObject, failureOf, JSON_TYPE, NOT_ACCEPTABLE, UNSUPPORTED_CONTENT_TYPE } from '../graphql/http.js';
-import { MAX_BODY_BYTES } from '../config.js';
+import { checkGraphqlRequest, graphqlAnswer } from 'forum-node-common/graphql/http.js';
 import { sendProblem } from '../problems.js';
 import { resource } from './resource.js';
 
-// POST /graphql: the contract's transport checks (graphql/http.js), then `execute`
-// (graphql/execute.js, mercurius). The status follows from graphql-js's errors: a database error
-// or a bug is a problem (failureOf); otherwise 200 when execution began (`data` present), and
-// without it (parse, validation, limit, operation or variable errors) 200 for application/json,
-// 400 for the GraphQL type.
+// A GraphQL body (forum-node-common/graphql/http.js) as the chosen media type with its charset.
+function sendGraphQL(reply, status, mediaType, body) {
+  return reply.code(status).type(`${mediaType}; charset=utf-8`).send(body);
+}
+
+// POST /graphql: the contract's transport checks, then `execute` (graphql/execute.js, mercurius);
+// the status and body follow from graphql-js's errors (graphqlAnswer).
 export function graphqlRoutes(app, execute) {
   resource(app, '/graphql', ['POST'], async (request, reply) => {
-    const mediaType = responseMediaType(request.headers.accept);
-    if (mediaType === null) return sendRejection(reply, 406, JSON_TYPE, NOT_ACCEPTABLE);
-    if (!isJsonContentType(request.declaredContentType)) {
-      return sendRejection(reply, 415, mediaType, UNSUPPORTED_CONTENT_TYPE);
-    }
-    const checked = checkRequestBody(await readBody(request.raw, MAX_BODY_BYTES));
-    if (!checked.params) return sendRejection(reply, checked.status, mediaType, checked.message);
-    const result = await execute(checked.params);
-    const errors = result.errors ?? [];
-    const failure = failureOf(errors);
-    if (failure) return sendProblem(reply, failure.status, failure.detail);
-    const status = result.data !== undefined || mediaType === JSON_TYPE ? 200 : 400;
-    return sendGraphQL(reply, status, mediaType, errors.map(errorObject), result.data);
+    const checked = await checkGraphqlRequest(request.headers.accept, request.declaredContentType,
+      request.raw);
+    if (!checked.params) return sendGraphQL(reply, checked.status, checked.mediaType, checked.body);
+    const answer = graphqlAnswer(checked.mediaType, await execute(checked.params));
+    if (answer.problem) return sendProblem(reply, answer.problem.status, answer.problem.detail);
+    return sendGraphQL(reply, answer.status, checked.mediaType, answer.body);
   });
 }

@@ -1,3 +1,4 @@
+import { METHOD_NOT_ALLOWED } from 'forum-node-common/problems.js';
 import { sendProblem } from '../problems.js';
 
 // Fastify answers a Content-Type it cannot parse (an empty one, say) with its own 415, and a QUERY
@@ -25,6 +26,6 @@ export function resource(app, url, allow, handler) {
     method: refused,
     url,
     onRequest: takeContentType,
-    handler: (request, reply) => sendProblem(reply, 405, 'method not allowed', { Allow: allow.join(', ') }),
+    handler: (request, reply) => sendProblem(reply, 405, METHOD_NOT_ALLOWED, { Allow: allow.join(', ') }),
   });
 }

@@ -2,10 +2,8 @@
 // and runs compiled from then on) answers every request with the default's bytes and status.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { startServer, graphql, problem, closedPort } from './helpers.js';
+import { manifest, startServer, graphql, problem, closedPort } from '../../node-common/test/helpers.js';
 
-const manifest = JSON.parse(readFileSync(new URL('../framework.json', import.meta.url)));
 const JIT_ENV = manifest.variants.find((variant) => variant.name === 'jit').env;
 const GQL = { Accept: 'application/graphql-response+json' };
 

@@ -1,30 +1,18 @@
+// The start-up line `testbed-loaded {json}` (loaded.js), where it is fastify's own: the binary
+// framework.json pins, mercurius and its jit. What every Node app reports alike is
+// node-common/test/package.test.js's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer } from './helpers.js';
+import { manifest, startServer, failedStart, loadedLine, installedVersion } from '../../node-common/test/helpers.js';
 
-const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
 const pinned = JSON.parse(readFileSync(new URL('../package.json', import.meta.url))).dependencies;
-const manifest = JSON.parse(readFileSync(new URL('../framework.json', import.meta.url)));
-const installed = (name) =>
-  JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url))).version;
-
-async function loadedLine(server) {
-  let line;
-  for (let i = 0; i < 50 && !line; i += 1) {
-    line = server.output().split('\n').find((l) => l.startsWith('testbed-loaded '));
-    if (!line) await sleep(20);
-  }
-  assert.ok(line, server.output());
-  return JSON.parse(line.slice('testbed-loaded '.length));
-}
 
 // The start-up line names what was really installed and run, which runs copy into their results.
 // The tests run under framework.json's own Node binary (npm test), so process.execPath is it.
-test('start-up reports the Node.js binary that ran, the pool, jit and the libraries it loaded', async () => {
+test('start-up reports the Node.js binary that ran, jit and the libraries it loaded', async () => {
   const server = await startServer();
   try {
     const loaded = await loadedLine(server);
@@ -33,18 +21,14 @@ test('start-up reports the Node.js binary that ran, the pool, jit and the librar
     assert.equal(loaded.runtime_path, fileURLToPath(new URL(`../${manifest.start[0]}`, import.meta.url)));
     // framework.json states the version; the binary must be that version.
     assert.equal(loaded.runtime, `Node.js v${manifest.settings.runtime.replace('Node.js ', '')}`);
-    assert.equal(loaded.driver, 'mysql2');
-    assert.equal(loaded.driver_version, pinned.mysql2);
     assert.equal(loaded.graphql_server, 'mercurius');
     assert.equal(loaded.graphql_server_version, pinned.mercurius);
     assert.equal(loaded.graphql_jit, 'off');
-    assert.equal(loaded.processes, 1);
-    assert.equal(loaded.pool_size_per_process, 100);
-    for (const name of ['fastify', 'mercurius', 'graphql', 'mysql2', 'dataloader']) {
+    for (const name of ['fastify', 'mercurius', 'graphql']) {
       assert.equal(loaded[name], pinned[name], name);
     }
     // mercurius' own dependency, whose version package.json does not pin.
-    assert.equal(loaded['graphql-jit'], installed('graphql-jit'));
+    assert.equal(loaded['graphql-jit'], installedVersion('graphql-jit'));
   } finally {
     await server.stop();
   }
@@ -61,9 +45,7 @@ test('the jit variant reports mercurius compiling a query on its second use', as
 });
 
 test('a bad GRAPHQL_JIT stops start-up with one line naming it', () => {
-  const result = spawnSync(process.execPath, ['server.js'], {
-    cwd: APP_DIR, encoding: 'utf8', timeout: 30_000,
-    env: { ...process.env, NODE_ENV: 'production', PORT: '0', GRAPHQL_JIT: 'yes' } });
+  const result = failedStart({ GRAPHQL_JIT: 'yes' });
   assert.equal(result.status, 1);
   assert.equal(result.stderr, "fastify-api: GRAPHQL_JIT must be a whole number from 1 to 2147483647, not 'yes'\n");
 });

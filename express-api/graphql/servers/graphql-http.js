@@ -3,9 +3,9 @@
 // what the contract fixes on top of it is handed in through its own options.
 import { execute, GraphQLError } from 'graphql';
 import { createHandler } from 'graphql-http';
-import { createContext } from '../context.js';
-import { queryLimits } from '../limits.js';
-import { errorObject, failureOf } from '../http.js';
+import { createContext } from 'forum-node-common/graphql/context.js';
+import { queryLimits } from 'forum-node-common/graphql/limits.js';
+import { errorObject, failureOf } from 'forum-node-common/graphql/http.js';
 import { sendProblem } from '../../problems.js';
 
 // graphql 16, which graphql-http is written for, answers an operation the schema has no root type

@@ -1,11 +1,8 @@
 import { Router } from 'express';
 
-// Ready means "can reach the database": SELECT 1 succeeds, else the error middleware answers 503.
-export function healthRouter(pool) {
+// Ready means "can reach the database" (rest.health), else the error middleware answers 503.
+export function healthRouter(rest) {
   const router = Router();
-  router.get('/healthz', async (req, res) => {
-    await pool.query('SELECT 1');
-    res.json({ status: 'ok' });
-  });
+  router.get('/healthz', async (req, res) => res.json(await rest.health()));
   return router;
 }

@@ -1,5 +1,5 @@
-// Every SQL statement the API runs, word for word the same on the ASP.NET side. Text protocol
-// (query, not execute) with driver-side parameters, so the server sees one Com_select each.
+// Every SQL statement the API runs, in every Node app and word for word the ASP.NET side's. Text
+// protocol (query, not execute) with driver-side parameters, so the server sees one Com_select each.
 const COMMENT_BY_ID =
   'SELECT comment_id, thread_id, user_id, body, datemade, datelastupdated FROM comment WHERE comment_id = ?';
 const COMMENTS_BY_LIMIT =

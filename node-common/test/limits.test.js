@@ -1,8 +1,10 @@
-// The abuse limits of contract/README.md ("Limits"): depth 5, 200 fields, 1,000 comments, each at
-// its edge; rejected before any SQL; read from the environment at start-up.
+// The abuse limits of contract/README.md ("Limits", forum-node-common/graphql/limits.js) where
+// contract/bad_input.json leaves off: a refused query runs no SQL, what a variable left out counts,
+// fragments inside fragments, cycles, several broken limits and operations at once, and the
+// limits read from the environment at start-up.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, graphql, startStatementRelay } from './helpers.js';
+import { APP_NAME, startServer, failedStart, graphql, startStatementRelay } from './helpers.js';
 
 let relay;
 let server;
@@ -16,7 +18,7 @@ after(async () => {
 });
 
 const GQL = 'application/graphql-response+json';
-const LIMIT_RULE = 'limit must be an integer from 1 to 1000';
+const TOO_MANY = 'query asks for 1001 comments; the maximum is 1000';
 
 // A limit's error body: one error located at the operation's first token.
 const rejection = (message, line = 1, column = 1) =>
@@ -45,76 +47,44 @@ async function executed(body, target = server) {
 
 const aliases = (count, field) => Array.from({ length: count }, (_, i) => `a${i}: ${field}`).join(' ');
 
-test('depth: 5 levels pass, 6 do not, fragments counted where they are spread', async () => {
-  await executed({ query: '{ __schema { types { fields { type { name } } } } }' });
-  await rejected({ query: '{ __schema { types { fields { type { ofType { name } } } } } }' },
-    'query is nested 6 levels deep; the maximum is 5');
-  await executed({ query: '{ __schema { ...T } } fragment T on __Schema { types { fields { type { name } } } }' });
-  await rejected({ query: '{ __schema { ...T } } fragment T on __Schema { types { fields { type { ...O } } } } '
-    + 'fragment O on __Type { ofType { name } }' }, 'query is nested 6 levels deep; the maximum is 5');
-});
-
-test('fields: 200 pass, 201 do not, __typename and spread fragments included', async () => {
-  await executed({ query: `{ ${aliases(200, '__typename')} }` });
-  await rejected({ query: `{ ${aliases(201, '__typename')} }` }, 'query selects 201 fields; the maximum is 200');
-  const twice = `fragment F on Query { ${aliases(100, '__typename')} }`;
-  await executed({ query: `{ ...F ... on Query { ...F } } ${twice}` });
-  await rejected({ query: `{ ...F ...F __typename } ${twice}` }, 'query selects 201 fields; the maximum is 200');
-});
-
-const TOO_MANY = 'query asks for 1001 comments; the maximum is 1000';
-
-test('comments through literals and aliases: 1,000 pass, 1,001 do not', async () => {
-  const full = await executed({ query: '{ a: commentsByLimit(limit: 600) { id } b: commentsByUserId(id: 1, limit: 400) { id } }' });
-  assert.equal(full.a.length + full.b.length, 800, 'user 1 has 200 comments');
+test('a query over the comment limit is refused before any SQL', async () => {
   await rejected({ query: '{ a: commentsByLimit(limit: 600) { id } b: commentsByUserId(id: 1, limit: 400) { id } '
     + 'c: commentById(id: 1) { id } }' }, TOO_MANY);
-  await executed({ query: '{ a: commentsByLimit(limit: 999) { id } b: commentByUserId(id: 1) { id } }' });
-  await rejected({ query: '{ a: commentsByLimit(limit: 999) { id } b: commentByUserId(id: 1) { id } '
-    + 'c: commentById(id: 1) { id } }' }, TOO_MANY);
-});
-
-test('comments through a variable\'s value and a variable\'s default', async () => {
-  const query = 'query($n: Int = 1000) { a: commentsByLimit(limit: $n) { id } b: commentById(id: 1) { id } }';
-  await executed({ query, variables: { n: 999 } });
-  await rejected({ query, variables: { n: 1000 } }, TOO_MANY);
-  await rejected({ query }, TOO_MANY);
-  await rejected({ query, variables: {} }, TOO_MANY);
-  await rejected({ query, variables: null }, TOO_MANY);
-  const required = 'query($n: Int!, $m: Int!) { a: commentsByLimit(limit: $n) { id } b: commentsByUserId(id: 2, limit: $m) { id } }';
-  await executed({ query: required, variables: { n: 500, m: 500 } });
-  await rejected({ query: required, variables: { n: 500, m: 501 } }, TOO_MANY);
-});
-
-test('comments through fragments, counted each time they are spread', async () => {
-  const fragment = 'fragment F on Query { commentsByLimit(limit: 500) { id } }';
-  await executed({ query: `{ ...F ...F } ${fragment}` });
-  await rejected({ query: `{ ...F ...F x: commentByUserId(id: 1) { id } } ${fragment}` }, TOO_MANY);
-  await rejected({ query: `query($n: Int = 501) { ...F ...F ...G } ${fragment} `
-    + 'fragment G on Query { ... on Query { x: commentsByLimit(limit: $n) { id } } }' },
-  'query asks for 1501 comments; the maximum is 1000');
-});
-
-test('33 aliases of commentsByLimit(limit: 1000) are rejected without SQL', async () => {
   await rejected({ query: `{ ${aliases(33, 'commentsByLimit(limit: 1000) { id body }')} }` },
     'query asks for 33000 comments; the maximum is 1000');
 });
 
-test('a limit outside 1..1000 counts nothing: the field fails on its own, without SQL for it', async () => {
+test('variables left out, empty or null: a variable counts its default', async () => {
+  const query = 'query($n: Int = 1000) { a: commentsByLimit(limit: $n) { id } b: commentById(id: 1) { id } }';
+  await rejected({ query, variables: {} }, TOO_MANY);
+  await rejected({ query, variables: null }, TOO_MANY);
+});
+
+test('a variable\'s default counts inside an inline fragment of a spread fragment', async () => {
+  await rejected({ query: 'query($n: Int = 501) { ...F ...F ...G } fragment F on Query { commentsByLimit(limit: 500) { id } } '
+    + 'fragment G on Query { ... on Query { x: commentsByLimit(limit: $n) { id } } }' },
+  'query asks for 1501 comments; the maximum is 1000');
+});
+
+test('a limit outside 1..1000 counts nothing, and its field fails without SQL', async () => {
   relay.clear();
-  const literal = await ask({ query: '{ a: commentsByLimit(limit: 1000) { id } b: commentsByLimit(limit: 5000) { id } }' });
-  assert.equal(literal.status, 200);
-  assert.equal(literal.body.errors[0].message, LIMIT_RULE);
-  assert.deepEqual(literal.body.data, null);
-  assert.equal(relay.statements().filter((sql) => sql.includes('LIMIT 5000')).length, 0);
-  const variable = await ask({ query: 'query($n: Int!) { a: commentsByLimit(limit: 1000) { id } b: commentsByLimit(limit: $n) { id } }',
-    variables: { n: 2000 } });
-  assert.equal(variable.status, 200);
-  assert.equal(variable.body.errors[0].message, LIMIT_RULE);
+  const response = await ask({ query: '{ a: commentsByLimit(limit: 1000) { id } b: commentsByLimit(limit: 5000) { id } }' });
+  assert.equal(response.status, 200);
+  assert.equal(response.body.errors[0].message, 'limit must be an integer from 1 to 1000');
+  assert.deepEqual(relay.statements().filter((sql) => sql.includes('LIMIT 5000')), []);
+});
+
+test('a string for an Int variable counts 0, then fails to coerce', async () => {
   const text = await ask({ query: 'query($n: Int!) { a: commentsByLimit(limit: 1000) { id } b: commentsByLimit(limit: $n) { id } }',
     variables: { n: '1000' } });
-  assert.equal(text.status, 400, 'a string fails to coerce, after counting 0');
+  assert.equal(text.status, 400);
   assert.match(text.body.errors[0].message, /^Variable "\$n" got invalid value "1000"/);
+});
+
+test('a fragment cycle is the specified rule\'s error, counted as nothing', async () => {
+  const response = await ask({ query: '{ commentById(id: 1) { ...A } } fragment A on Comment { ...B } fragment B on Comment { ...A }' });
+  assert.equal(response.status, 400);
+  assert.deepEqual(response.body.errors.map((error) => error.message), ['Cannot spread fragment "A" within itself via "B".']);
 });
 
 test('several broken limits: one error each, in the table\'s order, after graphql-js\'s own', async () => {
@@ -165,16 +135,17 @@ test('GRAPHQL_MAX_* raise or lower the limits, and the messages follow', async (
   }
 });
 
-test('a bad GRAPHQL_MAX_* stops start-up with one line naming it', async () => {
+test('a bad GRAPHQL_MAX_* or DB_POOL_SIZE stops start-up with one line naming it', () => {
   const cases = [
     ['GRAPHQL_MAX_DEPTH', 'abc'], ['GRAPHQL_MAX_DEPTH', '0'], ['GRAPHQL_MAX_DEPTH', '-1'],
     ['GRAPHQL_MAX_DEPTH', '5.5'], ['GRAPHQL_MAX_DEPTH', '1e3'], ['GRAPHQL_MAX_DEPTH', ' 5'],
     ['GRAPHQL_MAX_DEPTH', '07'], ['GRAPHQL_MAX_DEPTH', '2147483648'],
-    ['GRAPHQL_MAX_FIELDS', 'many'], ['GRAPHQL_MAX_COMMENTS', '1000.0'],
+    ['GRAPHQL_MAX_FIELDS', 'many'], ['GRAPHQL_MAX_COMMENTS', '1000.0'], ['DB_POOL_SIZE', 'many'],
   ];
   for (const [name, value] of cases) {
-    await assert.rejects(startServer({ [name]: value }), {
-      message: `server.js exited with 1:\nexpress-api: ${name} must be a whole number from 1 to 2147483647, not '${value}'\n`,
-    }, `${name}=${value}`);
+    const result = failedStart({ [name]: value });
+    assert.equal(result.status, 1, `${name}=${value}`);
+    assert.equal(result.stderr, `${APP_NAME}: ${name} must be a whole number from 1 to 2147483647, not '${value}'\n`);
+    assert.equal(result.stdout, '');
   }
 });

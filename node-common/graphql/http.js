@@ -1,15 +1,16 @@
 // The HTTP side of POST /graphql as contract/README.md states it ("The GraphQL transport"), the
-// same texts as express-api and the ASP.NET side: the response media type from Accept, the request
-// checks in their order, and the bodies that carry their verdicts. mercurius (graphql/execute.js)
-// executes what passes them.
+// same in every Node app and the same texts on the ASP.NET side: the response media type from
+// Accept, the request checks in their order, and the bodies and statuses that carry their
+// verdicts. The app's GraphQL server library executes what passes them; the app sends the bodies.
 import { GraphQLError } from 'graphql';
+import { MAX_BODY_BYTES } from '../config.js';
 import { isUnreachable } from '../db.js';
 import { Problem, UNREACHABLE_DETAIL } from '../problems.js';
 
-export const GRAPHQL_RESPONSE = 'application/graphql-response+json';
-export const JSON_TYPE = 'application/json';
-export const NOT_ACCEPTABLE = 'Accept must allow application/graphql-response+json or application/json';
-export const UNSUPPORTED_CONTENT_TYPE = 'Content-Type must be application/json';
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+const JSON_TYPE = 'application/json';
+const NOT_ACCEPTABLE = 'Accept must allow application/graphql-response+json or application/json';
+const UNSUPPORTED_CONTENT_TYPE = 'Content-Type must be application/json';
 
 // Header lists and parameters split at separators outside quoted strings (RFC 9110 §5.6).
 function splitOutsideQuotes(text, separator) {
@@ -58,7 +59,7 @@ const STANDS_FOR = new Map([
 ]);
 
 // The response's media type, or null when neither is acceptable (406).
-export function responseMediaType(accept) {
+function responseMediaType(accept) {
   const ranges = mediaRanges(accept ?? '');
   if (ranges.every((range) => range.type === '*/*')) return JSON_TYPE;
   let chosen = null;
@@ -75,17 +76,17 @@ export function responseMediaType(accept) {
 }
 
 // application/json, with no parameter but charset=utf-8 (case-insensitively).
-export function isJsonContentType(contentType) {
+function isJsonContentType(contentType) {
   if (contentType === undefined) return false;
   const [type, ...parameters] = splitOutsideQuotes(contentType, ';');
   return type.toLowerCase() === JSON_TYPE
     && parameters.every((parameter) => parameter === '' || /^charset=utf-8$/i.test(parameter));
 }
 
-// The raw body (`req`: Node's request; app.js keeps Fastify's parsers off it), refused once it
-// passes maxBytes. Content-Encoding is not undone: like Kestrel, the app reads the bytes as sent,
-// and a compressed body is simply not JSON.
-export function readBody(req, maxBytes) {
+// The raw body (`req`: Node's request, which no body parser of the framework has read), refused
+// once it passes maxBytes. Content-Encoding is not undone: like Kestrel, the app reads the bytes
+// as sent, and a compressed body is simply not JSON.
+function readBody(req, maxBytes) {
   const tooLarge = () => new Problem(413, 'request entity too large');
   return new Promise((resolve, reject) => {
     if (Number(req.headers['content-length']) > maxBytes) {
@@ -126,9 +127,9 @@ const isObject = (value) => value !== null && typeof value === 'object' && !Arra
 const isObjectOrNull = (value) => value === null || isObject(value);
 const rejected = (message) => ({ status: 400, message });
 
-// The body's checks in the contract's order: { params } for mercurius (unknown keys dropped), or
-// the { status, message } of the first check it fails.
-export function checkRequestBody(bytes) {
+// The body's checks in the contract's order: { params } for the GraphQL server (unknown keys
+// dropped), or the { status, message } of the first check it fails.
+function checkRequestBody(bytes) {
   const parsed = parseJson(bytes);
   if (parsed === null) return rejected('the request body is not valid JSON');
   const body = parsed.value;
@@ -154,16 +155,32 @@ export function errorObject(error) {
   return formatted;
 }
 
-// {"errors":[…]}, {"errors":[…],"data":…} or {"data":…}, as the chosen media type with its charset.
-export function sendGraphQL(reply, status, mediaType, errors, data) {
+// {"errors":[…]}, {"errors":[…],"data":…} or {"data":…}: the text the app sends as the chosen
+// media type.
+function graphqlBody(errors, data) {
   const body = {};
   if (errors.length > 0) body.errors = errors;
   if (data !== undefined) body.data = data;
-  return reply.code(status).type(`${mediaType}; charset=utf-8`).send(JSON.stringify(body));
+  return JSON.stringify(body);
 }
 
-export function sendRejection(reply, status, mediaType, message) {
-  return sendGraphQL(reply, status, mediaType, [{ message }]);
+// The transport's checks in the contract's order, before any GraphQL: Accept (406), Content-Type
+// (415, `contentType` as the client sent it), the body's size (the 413 Problem, thrown for the
+// error handler) and its content (400). { mediaType, params } to execute, or the { status,
+// mediaType, body } of the first check the request fails.
+export async function checkGraphqlRequest(accept, contentType, req) {
+  const mediaType = responseMediaType(accept);
+  if (mediaType === null) {
+    return { status: 406, mediaType: JSON_TYPE, body: graphqlBody([{ message: NOT_ACCEPTABLE }]) };
+  }
+  if (!isJsonContentType(contentType)) {
+    return { status: 415, mediaType, body: graphqlBody([{ message: UNSUPPORTED_CONTENT_TYPE }]) };
+  }
+  const checked = checkRequestBody(await readBody(req, MAX_BODY_BYTES));
+  if (!checked.params) {
+    return { status: checked.status, mediaType, body: graphqlBody([{ message: checked.message }]) };
+  }
+  return { mediaType, params: checked.params };
 }
 
 // The problem an execution's errors call for, or null. A cause that is not a GraphQLError is the
@@ -171,8 +188,20 @@ export function sendRejection(reply, status, mediaType, message) {
 export function failureOf(errors) {
   const causes = errors.map((error) => error.originalError)
     .filter((cause) => cause != null && !(cause instanceof GraphQLError));
-  if (causes.some(isUnreachable)) return { status: 503, detail: UNREACHABLE_DETAIL };
+  if (causes.some(isUnreachable)) return new Problem(503, UNREACHABLE_DETAIL);
   if (causes.length === 0) return null;
   console.error(causes[0]);
-  return { status: 500, detail: 'internal error' };
+  return new Problem(500, 'internal error');
+}
+
+// What an execution's { errors?, data? } (graphql-js's errors) calls for: { problem } (failureOf),
+// or the { status, body } of the GraphQL answer: 200 when execution began (`data` present, even
+// null), and without data (parse, validation, limit, operation or variable errors) 200 as
+// application/json, 400 as the GraphQL type.
+export function graphqlAnswer(mediaType, result) {
+  const errors = result.errors ?? [];
+  const problem = failureOf(errors);
+  if (problem) return { problem };
+  const status = result.data !== undefined || mediaType === JSON_TYPE ? 200 : 400;
+  return { status, body: graphqlBody(errors.map(errorObject), result.data) };
 }

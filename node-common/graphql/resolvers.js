@@ -14,7 +14,9 @@ function limitArgument(value) {
   return value;
 }
 
-// mercurius' resolver map for graphql/schema.graphql; `ctx` is graphql/context.js's per request.
+// The resolvers of contract/schema.graphql, by type and field, as mercurius takes them and as
+// express-api attaches them to the schema graphql-js builds; `ctx` is graphql/context.js's, one
+// per request.
 export const resolvers = {
   Query: {
     commentById: (_, args, ctx) => ctx.root(ctx.data.commentById(idArgument(args.id))),

@@ -1,23 +1,51 @@
-// Shared by the test files: a real server.js on a free port, and a real database connection.
+// Shared by every test file of the Node apps, this folder's and each app's own: the app under test
+// is the folder the tests run from (each app's `npm test` runs there, under framework.json's Node
+// binary), started as its real server.js on a free port against the real database.
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
-import mysql from 'mysql2/promise';
-import { loadConfig } from '../config.js';
+import os from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
+export const APP_DIR = process.cwd();
+if (!existsSync(join(APP_DIR, 'framework.json'))) {
+  throw new Error(`run the tests from a Node app's folder (its npm test does), not from ${APP_DIR}`);
+}
+// What its start-up lines and one-line errors begin with: express-api, fastify-api.
+export const APP_NAME = basename(APP_DIR);
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const manifest = JSON.parse(readFileSync(join(APP_DIR, 'framework.json'), 'utf8'));
+
+const appRequire = createRequire(join(APP_DIR, 'package.json'));
+
+// A module of forum-node-common as the app installed it (its copy, resolving graphql and mysql2 in
+// the app's node_modules): what the app runs, not this folder's source.
+export function installed(path) {
+  return import(pathToFileURL(appRequire.resolve(`forum-node-common/${path}`)));
+}
+
+// The version of a package in the app's node_modules.
+export function installedVersion(name) {
+  return JSON.parse(readFileSync(join(APP_DIR, 'node_modules', name, 'package.json'), 'utf8')).version;
+}
+
+// The database the tests use: DB_* from the environment (./testbed test sets them), else the
+// defaults, as the app reads them.
+export const database = (await installed('config.js')).commonSettings(process.env).db;
 
 // server.js's start-up line: `express-api: listening on http://127.0.0.1:3000 (pid 123)`, an IPv6
 // address in brackets.
 export const LISTENING = /listening on http:\/\/(\[[^\]]+\]|[0-9.]+):(\d+) /;
 
-// Starts `node server.js` as the manifest would (NODE_ENV=production, DB_* from the environment
-// that ./testbed test provides, or the managed defaults, then `env`) and resolves once it listens;
-// rejects with its output if it exits instead. `script` may be cluster.js (resolved once its first
-// worker listens), `node` another runtime's binary.
+// Starts `node server.js` as the manifest would (NODE_ENV=production, DB_* from the environment,
+// then `env`) and resolves once it listens; rejects with its output if it exits instead. `script`
+// may be express's cluster.js (resolved once its first worker listens), `node` another binary.
 export async function startServer(env = {}, { script = 'server.js', node = process.execPath } = {}) {
   const child = spawn(node, [script], {
     cwd: APP_DIR,
@@ -48,6 +76,24 @@ export async function startServer(env = {}, { script = 'server.js', node = proce
       await once(child, 'exit');
     },
   };
+}
+
+// `node script` with `env` that must not start: its exit status and what it printed.
+export function failedStart(env, script = 'server.js') {
+  return spawnSync(process.execPath, [script], {
+    cwd: APP_DIR, encoding: 'utf8', timeout: 30_000,
+    env: { ...process.env, NODE_ENV: 'production', PORT: '0', ...env } });
+}
+
+// The start-up line `testbed-loaded {json}`, once the server has printed it.
+export async function loadedLine(server) {
+  let line;
+  for (let i = 0; i < 50 && !line; i += 1) {
+    line = server.output().split('\n').find((l) => l.startsWith('testbed-loaded '));
+    if (!line) await sleep(20);
+  }
+  if (!line) throw new Error(`no testbed-loaded line:\n${server.output()}`);
+  return JSON.parse(line.slice('testbed-loaded '.length));
 }
 
 export async function get(server, path, init = {}) {
@@ -84,30 +130,8 @@ export function request(server, { method = 'GET', path, headers = {}, body, agen
 
 export function problem(status, detail) {
   const titles = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed',
-    503: 'Service Unavailable' };
+    413: 'Payload Too Large', 503: 'Service Unavailable' };
   return JSON.stringify({ type: 'about:blank', title: titles[status], status, detail });
-}
-
-export function connectDatabase() {
-  return mysql.createConnection({ ...loadConfig().db, dateStrings: true });
-}
-
-// The rows the API should return, read by the test's own SQL (dates formatted by the server).
-// STRAIGHT_JOIN walks comments in key order, so LIMIT stops early without a WHERE.
-export async function expectedComments(connection, where, params, limit, withUser) {
-  const [rows] = await connection.query(
-    `SELECT c.comment_id, c.thread_id, c.user_id, c.body,
-            DATE_FORMAT(c.datemade, '%Y-%m-%d') AS made, DATE_FORMAT(c.datelastupdated, '%Y-%m-%d') AS updated,
-            u.name, u.email, u.phone
-       FROM comment c STRAIGHT_JOIN user u ON u.user_id = c.user_id ${where} ORDER BY c.comment_id LIMIT ?`,
-    [...params, limit]);
-  return rows.map((r) => {
-    const comment = { id: r.comment_id, threadId: r.thread_id, userId: r.user_id, body: r.body,
-      dateMade: r.made, dateLastUpdated: r.updated };
-    return withUser
-      ? { ...comment, user: { id: r.user_id, name: r.name, email: r.email, phone: r.phone } }
-      : comment;
-  });
 }
 
 // A TCP relay to the database that records the text of every query the app sends (COM_QUERY
@@ -115,7 +139,7 @@ export async function expectedComments(connection, where, params, limit, withUse
 // `port`. Unlike the server's Com_select, which every client of the shared server adds to, it sees
 // this app's statements alone, and what they say.
 export async function startStatementRelay() {
-  const { host, port } = loadConfig().db;
+  const { host, port } = database;
   const statements = [];
   const sockets = new Set();
   const relay = net.createServer((client) => {
@@ -169,5 +193,50 @@ export function testbedDb(action) {
   const result = spawnSync('./testbed', ['db', action], { cwd: REPO_ROOT, env, encoding: 'utf8' });
   if (result.status !== 0) {
     throw new Error(`./testbed db ${action} failed: ${result.stderr}${result.stdout}`);
+  }
+}
+
+// /proc/net/tcp{,6} hold each address as 32-bit words in host (little-endian) byte order.
+function procAddress(hex) {
+  const bytes = hex.match(/.{8}/g).flatMap((word) => word.match(/../g).reverse()).map((b) => parseInt(b, 16));
+  if (bytes.length === 4) return bytes.join('.');
+  const groups = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16));
+  // The kernel's words, shortened as Node writes them: enough for ::, ::1 and ::ffff:… here.
+  return new net.SocketAddress({ address: groups.join(':'), family: 'ipv6' }).address;
+}
+
+// Every local address a socket LISTENs on with this port, as the kernel reports it.
+export function listeningOn(port) {
+  const found = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text;
+    try { text = readFileSync(file, 'utf8'); } catch { continue; }
+    for (const line of text.trim().split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      const [address, portHex] = local.split(':');
+      if (state === '0A' && parseInt(portHex, 16) === port) found.push(procAddress(address));
+    }
+  }
+  return found;
+}
+
+// An address of this machine other than loopback, to show what a remote load engine would reach.
+export const externalAddress = Object.values(os.networkInterfaces()).flat()
+  .find((i) => i && !i.internal && i.family === 'IPv4')?.address;
+
+export function connects(host, port) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, host);
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+// What the kernel says, an answer on loopback, and none from another address of the machine.
+export async function assertLoopbackOnly(server) {
+  assert.deepEqual(listeningOn(server.port), ['127.0.0.1']);
+  assert.equal((await get(server, '/healthz')).status, 200);
+  if (externalAddress) {
+    assert.equal(await connects(externalAddress, server.port), false, `reachable on ${externalAddress}`);
   }
 }

@@ -1,8 +1,9 @@
 import mysql from 'mysql2/promise';
 import { POOL_SIZE } from './config.js';
 
-// The contract's pool, the same settings as express-api's and the ASP.NET side's (at most 100
-// connections, none kept open in advance, no reset on return).
+// The contract's pool, the same shape in every Node app and on the ASP.NET side (at most 100
+// connections, none kept open in advance, no reset on return): connections are opened lazily and
+// not reset on release. `size` is this process's share: all of POOL_SIZE, or a cluster worker's part.
 export function createPool(db, size = POOL_SIZE) {
   return mysql.createPool({
     ...db,

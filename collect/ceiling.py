@@ -8,7 +8,8 @@ request and at least as much of the generator, so no item can exceed it.
 Measured before the first round, in attempts until two in a row agree within STABLE (a first attempt
 also warms the JIT of JMeter and the app), and once more after the rounds (`when` = after), so a
 machine that changed during the run shows. Each attempt's rows go to the run's ceiling.csv (schema 4
-columns) and its files to `ceiling/<loadgen>-<when>-<n>/`. Every item's `loadgen_bound` check
+columns: the load generator, before or after, the attempt) and its files to `ceiling/NNN/`, numbered
+on and never reused, so an attempt cut short stays beside the one that redid it. Every item's `loadgen_bound` check
 (collect/validity.py) uses the last attempt before the rounds.
 
 A CPU set that was not saturated (a server slower than the generator's cheapest answer) gets its
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from benchlib import apps, plans
 from benchlib.results import CEILING, CEILING_COLUMNS
+from collect import batch as batches
 from collect import probe
 from collect.batch import Slot
 from collect.item_stats import SATURATION
@@ -85,8 +87,7 @@ def measure(engine, loadgen: str, thread_counts: list[int], progress, when: str 
             break
         attempt = 1 + max((int(r["attempt"]) for r in done), default=0)
         engine.ensure_app(arm)
-        folder = engine.dir / "ceiling" / f"{loadgen}-{when}-{attempt}"
-        folder.mkdir(parents=True)
+        folder = batches.new_folder(engine.dir, engine.dir / "ceiling")
         slots = [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm}, port,
                       ceiling=True) for t in thread_counts]
         measured = probe.run(engine, folder, slots, loadgen)

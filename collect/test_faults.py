@@ -133,26 +133,32 @@ def wait_for_path(root: Path, pattern: str, proc, timeout=300) -> Path:
     return found[0]
 
 
-def test_ctrl_c_during_the_ceiling_or_the_wrk_passes_resumes_what_is_missing(tmp_path, run_env):
+def test_ctrl_c_during_the_ceiling_or_the_passes_after_the_rounds_resumes_what_is_missing(tmp_path, run_env):
     proc = start("run", *SMALL, "--cases", "1,13", "--results-dir", str(tmp_path), env=run_env)
-    wait_for_path(tmp_path, "*/ceiling/001/plan.jmx", proc)
+    wait_for_path(tmp_path, "*/ceiling/001/plan.json", proc)  # wrk's first attempt at its ceiling
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, out
     run = the_run(tmp_path)
+    assert (run / "reference.json").exists()  # measured whole before the ceiling, and kept
     assert not (run / "ceiling.csv").exists() and not (run / "summary.csv").exists()
 
     proc = start("run", "--resume", run.name, "--results-dir", str(tmp_path), env=run_env)
-    wait_for_path(run, "crosscheck.csv", proc)  # the rounds are done; wrk's first of two is written
+    wait_for_path(run, "crosscheck.csv", proc)  # the rounds are done; the cross-check's batch is written
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130, out
-    assert [p.name for p in sorted((run / "ceiling").iterdir())] == ["001", "002"]  # the cut one kept
+    assert (run / "ceiling" / "001").is_dir() and (run / "ceiling" / "002").is_dir()  # the cut one kept
 
     resumed = run_testbed("run", "--resume", run.name, "--results-dir", str(tmp_path), env=run_env)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     with open(run / "ceiling.csv") as f:
-        assert [r["threads"] for r in csv.DictReader(f)] == ["10"]
+        ceilings = list(csv.DictReader(f))
+    assert {r["threads"] for r in ceilings} == {"10"}
+    # The cut attempt left no row: every attempt recorded ran to its end, numbered from 1.
+    for loadgen, when in {(r["loadgen"], r["when"]) for r in ceilings}:
+        attempts = [int(r["attempt"]) for r in ceilings if (r["loadgen"], r["when"]) == (loadgen, when)]
+        assert attempts == list(range(1, len(attempts) + 1)), (loadgen, when, attempts)
     for name, rows in (("crosscheck.csv", 2), ("memory.csv", 2)):
         with open(run / name) as f:
             assert len(list(csv.DictReader(f))) == rows, name

@@ -95,8 +95,8 @@ def bound_by(parts: dict, total: float, busy: float, app_core: float, cores: int
         key = max((k for k, v in parts.items() if pd.notna(v)), key=lambda k: parts[k])
         return f"the {cores} cores, most of it {names[key]}: {parts[key]:.3g} of {total:.3g} ms per request"
     if app_core >= SATURATED:
-        return f"one busy thread of the app ({app_core:.0%} of a core) while {1 - busy:.0%} of the machine idled"
-    return f"no CPU ({busy:.0%} of the machine busy): the wait is elsewhere (the connection pool, the database's locks)"
+        return f"one busy thread of the app ({app_core * 100:.0f} % of a core) while {(1 - busy) * 100:.0f} % of the machine idled"
+    return f"no CPU ({busy * 100:.0f} % of the machine busy): the wait is elsewhere (the connection pool, the database's locks)"
 
 
 def ceiling_table(run: Run) -> pd.DataFrame | None:

@@ -1,0 +1,43 @@
+"""What bounds a cell's rate, the first paragraph's load sentence, and when two load generators' ratios
+agree: each rule both ways."""
+from pathlib import Path
+
+import pandas as pd
+
+from analysis import crosscheck, machine
+from analysis.load import Run
+
+PARTS = {"app_ms": 0.30, "db_ms": 0.12, "loadgen_ms": 0.06, "other_ms": 0.01}
+
+
+def test_full_cores_are_the_bound_and_the_largest_share_of_a_request_is_named():
+    text = machine.bound_by(PARTS, 0.49, busy=0.97, app_core=1.2, cores=2)
+    assert text == "the 2 cores, most of it the app: 0.3 of 0.49 ms per request"
+    database = machine.bound_by({**PARTS, "db_ms": 0.5}, 0.87, busy=0.95, app_core=0.6, cores=2)
+    assert "most of it the database: 0.5 of 0.87" in database
+
+
+def test_an_app_at_one_core_on_a_machine_with_room_is_held_by_one_thread_else_not_by_the_cpu():
+    assert machine.bound_by(PARTS, 0.49, busy=0.62, app_core=0.97, cores=2).startswith("one busy thread of the app (97 %")
+    assert machine.bound_by(PARTS, 0.49, busy=0.40, app_core=0.5, cores=2).startswith("no CPU (40 % of the machine")
+
+
+def run_with(manifest: dict) -> Run:
+    return Run(Path("."), {"schema_version": 4, **manifest}, pd.DataFrame(), 0)
+
+
+def test_the_first_paragraph_says_which_load_generator_measured_where_and_why():
+    chosen = run_with({"loadgen": {"requested": "auto", "tool": "wrk", "why": "it spent 60 µs of CPU per request"},
+                       "layout": {"requested": "auto", "applied": False, "note": "every core shared: …"}})
+    assert machine.load_sentence(chosen) == ("The load came from wrk sharing every core with the apps (load "
+                                             "generator: it spent 60 µs of CPU per request; layout: every core shared: …).")
+    pinned = run_with({"loadgen": {"requested": "jmeter", "tool": "jmeter", "why": "--loadgen jmeter"},
+                       "layout": {"requested": "pin", "applied": True, "note": "2 cores: …"}})
+    assert machine.load_sentence(pinned).startswith("The load came from JMeter on a CPU set of its own")
+    assert machine.load_sentence(run_with({})) == "The load came from JMeter."  # before schema 4
+
+
+def test_two_load_generators_agree_within_fifteen_percent_either_way():
+    assert crosscheck.agree(1.50, 1.31) and crosscheck.agree(1.31, 1.50)
+    assert not crosscheck.agree(1.50, 1.28) and not crosscheck.agree(1.28, 1.50)
+    assert crosscheck.agree(None, 1.2) is None and crosscheck.agree(1.2, float("nan")) is None

@@ -3,9 +3,10 @@ using MySqlConnector;
 namespace AspnetApi.Tests;
 
 /// <summary>
-/// How many SELECTs the server ran while an action did: the server-wide Com_select counter, read
-/// before and after. Others may share the server, so a count is taken up to three times and the
-/// smallest kept: a neighbour can only add statements, never remove the app's.
+/// How many SELECTs the server ran, or connections it accepted, while an action did: the
+/// server-wide Com_select or Connections counter, read before and after. Others may share the
+/// server, so a count is taken up to three times and the smallest kept: a neighbour can only add
+/// statements or connections, never remove the app's.
 /// </summary>
 public static class ServerCounters
 {
@@ -20,7 +21,12 @@ public static class ServerCounters
         Pooling = false,
     }.ConnectionString;
 
-    public static async Task<long> SelectsDuring(Func<Task> action)
+    public static Task<long> SelectsDuring(Func<Task> action) => CountDuring("Com_select", action);
+
+    /// <summary>Connections opened to the server, this counter's own reading connection excluded.</summary>
+    public static Task<long> ConnectionsDuring(Func<Task> action) => CountDuring("Connections", action);
+
+    static async Task<long> CountDuring(string counter, Func<Task> action)
     {
         var fewest = long.MaxValue;
         for (var attempt = 0; attempt < 3 && fewest > 0; attempt++)
@@ -28,17 +34,17 @@ public static class ServerCounters
             // Reading Com_select is itself a statement on this connection, not on the app's.
             await using var connection = new MySqlConnection(ConnectionString);
             await connection.OpenAsync();
-            var before = await ComSelect(connection);
+            var before = await Read(connection, counter);
             await action();
-            var after = await ComSelect(connection);
+            var after = await Read(connection, counter);
             fewest = Math.Min(fewest, after - before);
         }
         return fewest;
     }
 
-    static async Task<long> ComSelect(MySqlConnection connection)
+    static async Task<long> Read(MySqlConnection connection, string counter)
     {
-        await using var command = new MySqlCommand("SHOW GLOBAL STATUS LIKE 'Com_select'", connection);
+        await using var command = new MySqlCommand($"SHOW GLOBAL STATUS LIKE '{counter}'", connection);
         await using var reader = await command.ExecuteReaderAsync();
         await reader.ReadAsync();
         return long.Parse(reader.GetString(1));

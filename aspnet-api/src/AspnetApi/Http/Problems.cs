@@ -29,6 +29,13 @@ public static class Problems
     public static JsonBody<Problem> BodyTooLarge() =>
         Create(StatusCodes.Status413PayloadTooLarge, "Payload Too Large", "request entity too large");
 
+    /// <summary>
+    /// A request Kestrel could not read (cut short, or its body too slow): its status, titled as
+    /// express-api's problem handler titles a client error it has no title for.
+    /// </summary>
+    public static JsonBody<Problem> UnreadableRequest(int status, string detail) =>
+        Create(status, "Bad Request", detail);
+
     public static JsonBody<Problem> DatabaseUnreachable() =>
         Create(StatusCodes.Status503ServiceUnavailable, "Service Unavailable", "the database is unreachable");
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, engines, figures, latency, memory, ranking, replication, slo, study_check, tables, \
-    trust, validity, verdicts
+from analysis import answer, engines, figures, latency, memory, open_questions, ranking, replication, rounds_needed, \
+    scope, slo, study_check, tables, trust, validity, verdicts
 from analysis.claims import CLAIMS, CPU_MARGIN, MARGIN
 # write_report raises it for an unknown --reference; cli/report.py catches it from here.
 from analysis.answer import UnknownReference  # noqa: F401
@@ -63,10 +63,11 @@ def fmt(value) -> str:
         f"{value:.2f}" if size >= 1 else f"{value:.3g}"
 
 
-def fmt_ci(mean, low, high, n, flagged) -> str:
+def fmt_ci(mean, low, high, n, flagged, bound=False) -> str:
+    """`12.3 [11.0, 13.6] †1`; a mean that takes a bound item's value: `≥ 12.3 (bound)`."""
     if pd.isna(n) or n == 0:
         return "–"
-    text = fmt(mean) + (f" [{fmt(low)}, {fmt(high)}]" if n >= 2 else " (n=1)")
+    text = f"≥ {fmt(mean)} (bound)" if pd.notna(bound) and bool(bound) else fmt(mean) + (f" [{fmt(low)}, {fmt(high)}]" if n >= 2 else " (n=1)")
     return text + (f" †{int(flagged)}" if flagged else "")
 
 
@@ -104,7 +105,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     study = load_study()
     side = replication.side_by_side(study_agg, run.cores, study)
     ratios = replication.ratios(side)
-    results = verdicts.verdicts(CLAIMS, claim_cells, tables.unmeasured(run), run.cores)
+    results = verdicts.verdicts(CLAIMS, claim_cells, scope.absent(run), run.cores)
     checks = study_check.checks(CLAIMS, study)
     status, problems = tables.run_status(run), tables.problems(run)
     against = answer.framework_comparisons(run, reference)
@@ -124,7 +125,8 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     sig.to_csv(tabs / "significance.csv", index=False)
     side.to_csv(tabs / "study_side_by_side.csv", index=False)
     ratios.to_csv(tabs / "study_ratios.csv", index=False)
-    verdicts.verdict_table(results, checks).to_csv(tabs / "verdicts.csv", index=False)
+    needed = open_questions.for_verdicts(results)
+    verdicts.verdict_table(results, checks, needed).to_csv(tabs / "verdicts.csv", index=False)
     verdicts.cell_table(CLAIMS, claim_cells).to_csv(tabs / "claim_cells.csv", index=False)
     status.to_csv(tabs / "iterations.csv", index=False)
     problems.to_csv(tabs / "problem_iterations.csv", index=False)
@@ -153,7 +155,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
         variant_section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
                         explain=i == 0 and not against)
     run_section(doc, run, status, engine_table)
-    verdict_section(doc, run, results, checks)
+    verdict_section(doc, run, results, checks, needed)
     study_support_section(doc, checks, study)
     study_section(doc, run, study_agg, sig, study, study_apis, figs, tabs)
     extra_section(doc, run, study_agg, sig, study_apis, tabs)
@@ -417,8 +419,7 @@ def ranking_tables(doc: Doc, run: Run, ranked: pd.DataFrame, agg: pd.DataFrame, 
         shown = pd.DataFrame({
             "Case": [case_label(*c) for c in part[tables.CASE_COLUMNS].itertuples(index=False)],
             "Rank": part["rank"], "Framework": [typed_name(run, a) for a in part["framework"]],
-            "Throughput (requests/s)": [("≥ " if b else "") + ci_of(r, "throughput_rps")
-                                        for b, (_, r) in zip(part["throughput_bound"], part.iterrows())],
+            "Throughput (requests/s)": [ci_of(r, "throughput_rps") for _, r in part.iterrows()],
             "p95 (ms)": [ci_of(r, "p95_ms") for _, r in part.iterrows()],
             "App CPU per request (ms)": [ci_of(r, "app_cpu_ms_per_req") for _, r in part.iterrows()],
             "Memory (MB)": [ci_of(r, "memory_mb") + ("" if not fresh or r["memory_source"] == ranking.FRESH
@@ -534,6 +535,7 @@ def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "fra
         "the case (memory.csv), one per arm and case, so no interval; the run-long peak RSS carries "
         "every case before it and stays in tables/answer.csv only.",
     ] if memory.METRIC in set(answers["metric"]) else []))
+    doc.para(open_questions.answer_line(answers, rounds_needed.target(run.manifest)))
     doc.heading(3, "How the ratios were computed, and why")
     doc.para(method_text(run, kind, who, symbol))
     if kind == "paired":
@@ -745,7 +747,7 @@ def tested_as(claim) -> str:
     return f"{claim.test.describe()}, {share}"
 
 
-def verdict_section(doc: Doc, run: Run, results, checks) -> None:
+def verdict_section(doc: Doc, run: Run, results, checks, needed: dict) -> None:
     doc.heading(2, "Does it reproduce the study? Verdicts per claim")
     doc.para("Every statement of the abstract and of sections 5 and 6 about which framework is faster "
              "or uses less CPU or memory, and where, is a claim below, in the study's words with its "
@@ -774,8 +776,10 @@ def verdict_section(doc: Doc, run: Run, results, checks) -> None:
         "there (1.23-1.68, read off a 0-400 % chart) pass. CPU claims use the mean CPU over the "
         "window (the peak comes in 10-point steps); minimum and maximum response time are compared "
         "on equal sample counts (the expected extreme of the smaller side's number of samples).",
-        "Reproduced: the claim's share of its cells agrees (every cell for \"all\", more than half "
-        "for \"most\"). \"Up to\" claims are judged on the largest true ratio: each cell's interval "
+        "A claim is decided only on its whole scope: with any of its cells not judged (not in this run, "
+        "no usable round, a bound, no interval) it is inconclusive, judged on k of n cells, and says "
+        "which and why. Reproduced: the claim's share of its cells agrees (every cell for \"all\", more "
+        "than half for \"most\"). \"Up to\" claims are judged on the largest true ratio: each cell's interval "
         "at 1 - 0.10/k (Bonferroni, k cells), the peak between the largest lower end and the largest "
         "upper end, so the test is at 5 % whatever the cells' correlation (the old rule, each cell's "
         "95 % interval, covered the peak only about 0.95^k of the time). Not reproduced: at least "
@@ -796,8 +800,10 @@ def verdict_section(doc: Doc, run: Run, results, checks) -> None:
         "Claim": f"{v.claim.id}: {v.claim.summary}", "The study says": f"{v.claim.words} ({v.claim.cited})",
         "Tested as": tested_as(v.claim), "Scope": scope_text(v.claim),
         "Study's own tables": checks[v.claim.id].status, "Our verdict": v.verdict,
-        "Cells in run": f"{v.cells} of {v.cells + len(v.missing)}", "Why": v.explanation}
+        "Judged": f"{v.scope - len(v.not_judged)} of {v.scope}" if v.verdict != verdicts.CANNOT_JUDGE_HERE else "–",
+        "Why": v.explanation, "Would decide it": needed.get(v.claim.id, "")}
         for v in results]))
+    doc.para(open_questions.verdict_line(results, needed))
     doc.bullets([f"{c.id}: {c.reading}" for c in (v.claim for v in results) if c.reading])
 
 
@@ -827,8 +833,8 @@ def display_wide(run: Run, wide: pd.DataFrame, study: pd.DataFrame | None) -> pd
     shown = pd.DataFrame({"Case": [case_label(*c) for c in wide[tables.CASE_COLUMNS].itertuples(index=False)]})
     frameworks = [c[:-5] for c in wide.columns if c.endswith("_mean")]
     for f in ordered_frameworks(frameworks):
-        shown[run.display_name(f)] = [fmt_ci(*r) for r in wide[[f"{f}_mean", f"{f}_ci_low", f"{f}_ci_high",
-                                                                 f"{f}_n", f"{f}_flagged"]].itertuples(index=False)]
+        shown[run.display_name(f)] = [fmt_ci(*r) for r in wide[[f"{f}_mean", f"{f}_ci_low", f"{f}_ci_high", f"{f}_n",
+                                                                 f"{f}_flagged", f"{f}_bound"]].itertuples(index=False)]
         if study is not None:
             shown[f"study {run.display_name(f)}"] = wide[f"study_{f}"].map(fmt) \
                 if f"study_{f}" in wide else "–"
@@ -1110,7 +1116,7 @@ def replication_section(doc, run, side, ratios, apis) -> None:
                     r = by.loc[f]
                     mark = "" if r["transcription"] == "exact" else " ~"
                     row[f"study {run.display_name(f)}"] = fmt(r["study"]) + mark
-                    row[f"ours {run.display_name(f)}"] = fmt_ci(r["mean"], r["ci_low"], r["ci_high"], r["n"], 0)
+                    row[f"ours {run.display_name(f)}"] = fmt_ci(r["mean"], r["ci_low"], r["ci_high"], r["n"], 0, r["bound"])
                 ratio = ratios[(ratios["api"] == api) & (ratios["case"] == case) & (ratios["study_metric"] == metric)]
                 row["study ratio A/E"] = fmt(ratio["study_ratio"].iloc[0]) if not ratio.empty else "–"
                 row["our ratio A/E"] = fmt(ratio["our_ratio"].iloc[0]) if not ratio.empty else "–"

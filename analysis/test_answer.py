@@ -59,7 +59,8 @@ def test_answer_csv_carries_six_metrics_per_cell_with_the_load_flags(report):
     assert list(answers.columns) == [
         "api", "case", "requests", "rows", "joins", "metric", "ratio", "ratio_low", "ratio_high", "p",
         "significant", "judged", "pairs", "load_flags", "comparison", "note",
-        "numerator", "denominator", "numerator_n", "denominator_n", "bound", "q", "test", "stopping"]
+        "numerator", "denominator", "numerator_n", "denominator_n", "bound", "q", "test", "stopping",
+        "rounds_needed"]
     assert len(answers) == 2 * 3 * 6
     assert set(zip(answers["numerator"], answers["denominator"])) == {("aspnet", "express")}
     assert not any(c.startswith(("aspnet", "express")) for c in answers.columns)  # named by role
@@ -137,8 +138,12 @@ def test_no_claim_is_inconclusive_for_lack_of_rounds(report):
     assert (verdicts["cannot_be_judged"] == 0).all() and set(verdicts["rounds"].dropna().astype(str)) <= {"2", "3", "2-3"}
     row = verdicts.set_index("claim").loc["rest-cpu-aspnet-higher"]
     # "much higher": above 1.1 by TOST's 90 % interval; case 7's [0.98, 1.09] lies below it
-    assert row["verdict"] == "inconclusive" and row["explanation"].startswith(
-        "1 oppose, 2 straddles a bound; opposite: case 7 (A/E 1.03 [0.98, 1.09])")
+    # The run has 3 of the 18 cases: inconclusive whatever they say, and it says what they say.
+    assert row["verdict"] == "inconclusive" and row["explanation"] == (
+        "judged on 3 of 18 cells; not judged: cases 2-6, 8-17 (not in this run); of the judged cells: "
+        "1 oppose, 2 straddles a bound; opposite: case 7 (A/E 1.03 [0.98, 1.09]); across a bound: "
+        "case 1 (A/E 1.11 [0.93, 1.32]), case 18 (A/E 1.09 [1.01, 1.17])")
+    assert row["rounds_needed"] == "a run of its whole scope: 15 cells not in this run"
     cells = pd.read_csv(report / "tables" / "claim_cells.csv")
     assert set(cells[cells["claim"] == "rest-cpu-aspnet-higher"]["case"]) == {1, 7, 18}
 

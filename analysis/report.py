@@ -903,7 +903,10 @@ LATENCY_METHOD = [
     f"Intervals: a 95 % percentile bootstrap ({latency.RESAMPLES} replicates, seeded), resampling the "
     "samples within each round so each round keeps its weight; the ratio's interval takes the reference's "
     "replicates over the other's. It covers the sampling noise of the samples, not drift between rounds "
-    "(a handful of rounds are too few to resample), which the interleaving keeps small.",
+    "(a handful of rounds are too few to resample), which the interleaving keeps small. A bootstrap never "
+    "goes past the largest sample, so the objective reads the larger of its upper end and the "
+    "distribution-free order-statistic bound, and only where the sample has one: from "
+    f"{latency.needed(0.99):,} samples for p99, {latency.needed(0.999):,} for p99.9 (fewer: \"too few samples\").",
     "Only measurements collect judged valid count; a bound one (JMeter could not hold the rate, so the "
     "server was not what limited it) or an invalid one is left out and counted in the table's flags. "
     "A bound one still bounds the latency from above (JMeter's lag only adds to a latency counted from "
@@ -912,8 +915,8 @@ LATENCY_METHOD = [
     "Saturated (the server could not keep up) is a result, not a fault: it counts, and is drawn hollow.",
     "An arrival still unsent when its schedule ended is dropped: it has no latency, so a rate's "
     "percentiles are of the sent arrivals and, where some were dropped, understate the tail (the "
-    "table's flags count them); a rate that dropped more than 1 - q of its arrivals is never counted "
-    "as holding a q-percentile objective.",
+    "table's flags count them); a rate that dropped more than 1 - q of its arrivals (in the rounds the "
+    "verdict reads, bound ones included) is never counted as holding a q-percentile objective.",
 ]
 
 
@@ -938,10 +941,13 @@ def fmt_ms(value) -> str:
 
 def latency_ci(row, p: str) -> str:
     """`18 ms [15, 22]`; without a valid round, `≤ 40 ms (bound)` from the bound rounds' upper end
-    (JMeter's lag only adds to a latency counted from the intended time), else –."""
+    (JMeter's lag only adds to a latency counted from the intended time), else –; a sample too
+    small to bound the percentile from above (analysis.latency.needed) says so."""
     if not row["samples"]:
         upper = row.get(f"{p}_upper")
         return "–" if upper is None or pd.isna(upper) else f"≤ {fmt_ms(upper)} ms (bound)"
+    if pd.isna(row.get(f"{p}_bound")):
+        return f"{fmt_ms(row[f'{p}_ms'])} ms (too few samples for an upper end)"
     return f"{fmt_ms(row[f'{p}_ms'])} ms [{fmt_ms(row[f'{p}_low'])}, {fmt_ms(row[f'{p}_high'])}]"
 
 
@@ -1055,7 +1061,10 @@ def held_text(run: Run, held: pd.DataFrame, objective: slo.Objective) -> str:
                        + bound_note + ".")
             continue
         if pd.isna(r.held_up_to_rps):
-            out.append({latency.EXCEEDED: f"{name} did not hold {objective} even at the lowest rate, {there}{value}.",
+            # The first entry words a reason the others do not name: too few samples for the percentile.
+            out.append({r.first_not_held: f"{name} was not judged against {objective}: at the lowest rate, {there}, "
+                                          f"{r.first_not_held}.",
+                        latency.EXCEEDED: f"{name} did not hold {objective} even at the lowest rate, {there}{value}.",
                         latency.DROPPED: f"{name} was not shown to hold {objective} even at the lowest rate, "
                                          f"{there}{value}: too many of its arrivals were never sent.",
                         latency.UNDECIDED: f"{name} was not shown to hold {objective} even at the lowest rate, "
@@ -1066,6 +1075,7 @@ def held_text(run: Run, held: pd.DataFrame, objective: slo.Objective) -> str:
                                             f"lowest rate, {there}."}[r.first_not_held])
             continue
         out.append(f"{name} held {objective} up to {rate_text(r.held_up_to_rps)}" + bound_note + "; " + {
+            r.first_not_held: f"not judged from {there} on: {r.first_not_held}.",
             latency.EXCEEDED: f"exceeded at {there}{value}.",
             latency.UNDECIDED: f"not shown to hold at {there}{value}: its interval spans the objective.",
             latency.DROPPED: f"not shown to hold at {there}{value}: too many of its arrivals were never sent.",

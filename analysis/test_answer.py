@@ -10,6 +10,7 @@ import statistics
 
 import pandas as pd
 import pytest
+from scipy import stats
 
 from analysis.conftest import FIXTURE_RESULTS, HAND_RUN
 from analysis.report import write_report
@@ -178,6 +179,26 @@ def test_significance_reads_q_the_p_adjusted_over_the_report_and_answer_csv_name
     assert set(framework["test"]) == {"paired t on log ratios"}
     # This fixture predates the extra rounds: no cell has a stopping state.
     assert answers["stopping"].isna().all()
+
+
+def test_after_extra_rounds_every_interval_is_the_wider_one_the_rule_judged(tmp_path, report):
+    results = tmp_path / "results"
+    shutil.copytree(FIXTURE_RESULTS / PAIRED_RUN, results / PAIRED_RUN)
+    manifest_path = results / PAIRED_RUN / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["sequential"] = {"budget_s": 2280, "target": 0.1, "rounds": [], "states": []}
+    manifest_path.write_text(json.dumps(manifest))
+    widened = answer_row(write_report(results / PAIRED_RUN), "graphql", 1, "p99_ms")
+    values = summary_values("graphql", 1, "p99_ms")
+    d = [math.log(values["aspnet"][r] / values["express"][r]) for r in (1, 2, 3)]
+    half = stats.t.ppf(0.9875, 2) * statistics.stdev(d) / math.sqrt(3)  # the plain 97.5 % interval
+    assert math.isclose(widened["ratio_high"], math.exp(statistics.mean(d) + half))
+    assert widened["ratio_high"] > answer_row(report, "graphql", 1, "p99_ms")["ratio_high"]
+    # What would settle it is asked of a run with its rounds fixed in advance: the plain interval.
+    n = 4
+    while stats.t.ppf(0.975, n - 1) * statistics.stdev(d) / math.sqrt(n) >= math.log(1.1):
+        n += 1
+    assert float(widened["rounds_needed"]) == n == 14
 
 
 def test_each_cell_carries_its_state_when_the_extra_rounds_ended(tmp_path):

@@ -7,9 +7,6 @@ two renames, so a failed build leaves the previous report intact and a reader ne
 report. The result files themselves are only ever read.
 """
 import datetime
-import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,7 +21,8 @@ from analysis.load import ResultFileError, Run, load_run
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
                               ordered_frameworks)
 from analysis.paired import TEST as PAIRED_TEST, is_paired, wilcoxon_smallest_p
-from analysis.render import Doc, html_page, markdown
+from analysis.differing import differing, flat
+from analysis.render import Doc, replace_dir, write
 from analysis.stats import ALPHA
 from analysis.study import STUDY_METRICS, load_study
 
@@ -39,20 +37,8 @@ def write_report(run_dir: Path, timeline_case: int | None = None, reference: str
     run_dir = Path(run_dir)
     run = load_run(run_dir)
     answer.reference(run, reference)  # an unknown reference fails before anything is built
-    final = run_dir / "report"
-    building = run_dir / f".report-building-{os.getpid()}"
-    shutil.rmtree(building, ignore_errors=True)
-    try:
-        build(run, building, timeline_case, reference, objective or slo.DEFAULT_OBJECTIVE)
-    except BaseException:
-        shutil.rmtree(building, ignore_errors=True)
-        raise
-    old = run_dir / f".report-old-{os.getpid()}"
-    if final.exists():
-        final.rename(old)
-    building.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
-    return final
+    return replace_dir(run_dir / "report",
+                       lambda building: build(run, building, timeline_case, reference, objective or slo.DEFAULT_OBJECTIVE))
 
 
 def fmt(value) -> str:
@@ -179,11 +165,6 @@ def latency_tables(run: Run, reference: str | None, objective: slo.Objective, ta
     rates.to_csv(tabs / "latency.csv", index=False)
     held.to_csv(tabs / "latency_slo.csv", index=False)
     return rates, held
-
-
-def write(doc: Doc, out: Path) -> None:
-    (out / "report.md").write_text(markdown(doc, out))
-    (out / "index.html").write_text(html_page(doc))
 
 
 def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = None,
@@ -565,29 +546,6 @@ def variant_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: lis
     else:
         doc.para("Read as the framework answer above: the marks, the intervals and the tests mean the "
                  "same, with this framework's two arms in place of the two frameworks.")
-
-
-def flat(value, prefix: str = "") -> dict:
-    """A nested settings dict as dotted keys (libraries.MySqlConnector), values as written."""
-    if not isinstance(value, dict):
-        return {prefix: value} if prefix else {}
-    out = {}
-    for key, inner in value.items():
-        out.update(flat(inner, f"{prefix}.{key}" if prefix else str(key)) if isinstance(inner, dict)
-                   else {f"{prefix}.{key}" if prefix else str(key): inner})
-    return out
-
-
-def shown_value(value) -> str:
-    if value is None:
-        return "not set"
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-def differing(a: dict, b: dict) -> list[str]:
-    """`key: a's value against b's` for every key whose values differ."""
-    keys = list(dict.fromkeys([*a, *b]))
-    return [f"{k}: {shown_value(a.get(k))} against {shown_value(b.get(k))}" for k in keys if a.get(k) != b.get(k)]
 
 
 def differences(run: Run, versus) -> str:

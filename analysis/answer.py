@@ -53,13 +53,9 @@ LOAD_FLAGS = {
     "engines_out_of_step": "a remote engine's threads started more than 1 s after the measurement's "
                            "shared start, so the engines' windows did not line up",
     "loadgen_bound": "the load generator was at its ceiling or held the machine (validity `bound`): "
-                     "the server could have served more, and with every thread in it each request would "
-                     "have waited at least as long, so its throughput and response times are lower bounds "
-                     "(a ratio they enter is shown as >= or <= and not judged), and its CPU per request, "
-                     "CPU and memory are left out",
+                     "its throughput and response times are bounds, its CPU and memory left out (below)",
     "unfair": "the server left some connections unserved for the whole window (latency_validity "
-              "`unfair`): its throughput stands, but its response times describe only the connections "
-              "it served, so they are left out",
+              "`unfair`): its response times are left out (below)",
 }
 # Ratios with a load-generator-bound arm (throughput, response times): validity.bound_direction.
 BOUND_TEXT = {">=": "≥", "<=": "≤"}

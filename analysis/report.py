@@ -299,8 +299,10 @@ HOW_COMPUTED = [
     "true ratio lies between the largest lower end and the largest upper end.",
     "How many rounds: three give wide intervals (t = 4.30). While the run's time budget lasts it adds "
     "rounds for the cells whose 95 % interval of the throughput ratio is wider than ±10 %, widest "
-    "first; the rule looks only at the width, never at which framework is ahead, so it cannot push a "
-    "cell towards a verdict.",
+    "first, and settles none on fewer than 3 usable rounds; the rule looks only at the width, never at "
+    "which framework is ahead. But a cell that stops when its interval looks narrow stops most often "
+    "when its rounds agreed by luck, so after extra rounds every interval and test is drawn wider (the "
+    "plain 97.5 % interval stands for the 95 % one), which a simulation shows keeps 95 % coverage.",
 ]
 
 
@@ -508,9 +510,16 @@ def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "fra
         "it (ms), paired like the rest; a shared machine distorts it least, since it stays comparable "
         "when the load generator sets the rate.",
         "Only items that passed their validity checks (valid or bound, see \"Can you trust this run?\") "
-        "count, and a paired cell uses only the rounds where both arms are usable. A throughput written "
-        "≥ or ≤ had a load-generator-bound arm: that arm can only be faster than measured, so the ratio "
-        "is a bound, not an estimate, and is not judged; with both arms bound it is not measurable.",
+        "count, each metric by its own verdict, and a paired cell uses only the rounds where both arms "
+        "have a usable value. A ratio written ≥ or ≤ had a load-generator-bound arm, and is a bound, not "
+        "an estimate, never judged (both arms bound: not measurable). A bound item's throughput is what "
+        "the load generator could drive, so the server could have served more. Its response time is a "
+        "lower bound of the server's at the case's concurrency: the generator kept some of the threads "
+        "waiting in it instead of in the server (Little's ratio below 1: at 0.745, about 7.5 of 10 "
+        "requests were in flight), so the server answered a lighter load, faster than it would the case's "
+        "full one. Its CPU per request, CPU and memory are left out: which way the generator moved them is "
+        "not known. An unfair item (some connections never served) keeps its throughput; its response "
+        "times, of the connections it did serve, are left out.",
     ] if run.checked else []) + ([
         "Memory (fresh process): each arm's high-water mark (VmHWM) on a process restarted just before "
         "the case (memory.csv), one per arm and case, so no interval; the run-long peak RSS carries "

@@ -70,7 +70,8 @@ def section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Pa
              "Little's law within 10 %, every thread completing a request in the window, steady "
              "throughput, no errors, and the load generator neither at its ceiling nor holding the "
              "machine. Valid items are used; bound ones (the load generator set the rate) are used with "
-             "their throughput shown as a bound (≥ or ≤); invalid ones are never used, and a cell left "
+             "their throughput and response times shown as bounds (≥ or ≤) and their CPU and memory left "
+             "out; invalid ones are never used, and a cell left "
              "without usable rounds says \"not measurable here\" and what would measure it. "
              + counts_text(run))
     table = grid(run)

@@ -119,31 +119,39 @@ def answer_line(answers: pd.DataFrame, width: float) -> str:
     """One sentence under the answer: how many of its cells are still open, and what would close them."""
     needed = answers["rounds_needed"].fillna("").astype(str)
     counted = needed[needed.str.fullmatch(r"\d+")].astype(int)
-    never = int(needed.str.startswith(NO_ROUNDS).sum())
     more = int(needed.str.startswith("more than").sum())
-    if counted.empty and not (never or more):
+    parts = []
+    if len(counted) + more:
+        parts.append(f"{plural(len(counted) + more, 'cell')} with a 95 % interval wider than ±{width * 100:g} %"
+                     + (f" would need {counted.min()}-{counted.max()} rounds (median {counted.median():g}) at the "
+                        "spread this run saw" if len(counted) else "")
+                     + (f", {more} of them more than {MAX_ROUNDS}" if more else ""))
+    never = int(needed.str.startswith(NO_ROUNDS).sum())
+    if never:
+        parts.append(f"{plural(never, 'cell')} bound or left out, which no number of rounds on this machine decides")
+    unknown = int((needed == NO_SPREAD).sum())
+    if unknown:
+        parts.append(f"{plural(unknown, 'cell')} with one usable round, no spread yet")
+    if not parts:
         return f"Every cell with an interval has it within ±{width * 100:g} %: nothing here needs more rounds."
-    return (f"Still open: {len(counted) + more} cell{'s' if len(counted) + more != 1 else ''} whose 95 % interval "
-            f"is wider than ±{width * 100:g} %"
-            + (f" would need {counted.min()}-{counted.max()} rounds (median {counted.median():g}) at the spread "
-               "this run saw" if not counted.empty else "")
-            + (f", {more} more than {MAX_ROUNDS}" if more else "")
-            + (f"; {never} are bounds or left out, which no number of rounds on this machine decides" if never else "")
-            + " (tables/answer.csv, `rounds_needed`: rounds fixed in advance with --iterations).")
+    return ("Still open: " + "; ".join(parts)
+            + " (tables/answer.csv, `rounds_needed`: rounds in all, fixed in advance with --iterations).")
 
 
-def verdict_line(results: list[Verdict], needed: dict[str, str]) -> str:
-    """One sentence under the verdicts: what would decide the inconclusive ones."""
-    open_ = [v for v in results if v.verdict == INCONCLUSIVE]
-    if not open_:
+def verdict_line(needed: dict[str, str]) -> str:
+    """One sentence under the verdicts: what would decide the inconclusive ones (for_verdicts)."""
+    if not needed:
         return "No verdict is inconclusive."
     numbers = {c: int(t) for c, t in needed.items() if t.isdigit()}
-    never = [c for c, t in needed.items() if t.startswith(NO_ROUNDS)]
-    scope_ = [c for c, t in needed.items() if t.startswith("a run of its whole scope")]
-    return (f"{len(open_)} verdict{'s are' if len(open_) != 1 else ' is'} inconclusive; the table's last "
-            "column says what would decide each at the spread this run saw"
-            + (f": {len(numbers)} by a number of rounds fixed in advance (from {min(numbers.values())}, "
-               f"{min(numbers, key=numbers.get)})" if numbers else "")
-            + (f", {len(never)} by no number of rounds on this machine (bound, invalid or left-out cells)" if never else "")
-            + (f", {len(scope_)} only by a run of the claim's whole scope" if scope_ else "")
-            + " (verdicts.csv, `rounds_needed`).")
+    kinds_ = {"no number of rounds on this machine (bound, invalid or left-out cells)": NO_ROUNDS,
+              "only a run of the claim's whole scope": "a run of its whole scope",
+              "no number of rounds at these ratios": NOT_DECIDED, "more rounds first, to see the spread": NO_SPREAD}
+    parts = ([f"{len(numbers)} by a number of rounds fixed in advance (the fewest {min(numbers.values())}, "
+              f"{min(numbers, key=numbers.get)})"] if numbers else []) + [
+        f"{n} by {words}" for words, prefix in kinds_.items() if (n := sum(t.startswith(prefix) for t in needed.values()))]
+    return (f"{plural(len(needed), 'verdict')} inconclusive. What would decide them at the spread this run saw (the "
+            "table's last column, verdicts.csv `rounds_needed`): " + "; ".join(parts) + ".")
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"

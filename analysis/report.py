@@ -770,7 +770,7 @@ def verdict_section(doc: Doc, run: Run, results, checks, needed: dict) -> None:
         "Judged": f"{v.scope - len(v.not_judged)} of {v.scope}" if v.verdict != verdicts.CANNOT_JUDGE_HERE else "–",
         "Why": v.explanation, "Would decide it": needed.get(v.claim.id, "")}
         for v in results]))
-    doc.para(open_questions.verdict_line(results, needed))
+    doc.para(open_questions.verdict_line(needed))
     doc.bullets([f"{c.id}: {c.reading}" for c in (v.claim for v in results) if c.reading])
 
 

@@ -96,3 +96,14 @@ def test_a_scope_cell_this_machine_cannot_measure_is_no_question_of_rounds():
     assert open_questions.for_verdict(v) == f"{NO_ROUNDS}: 1 cell with no usable round"
     assert open_questions.for_verdict(judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2))) == \
         "a run of its whole scope: 1 cells not in this run"
+
+
+def test_one_line_each_sums_up_what_is_open():
+    answers = pd.DataFrame({"rounds_needed": ["", "7", "12", f"{NO_ROUNDS}: bound (both)", NO_SPREAD]})
+    assert open_questions.answer_line(answers, 0.10) == (
+        "Still open: 2 cells with a 95 % interval wider than ±10 % would need 7-12 rounds (median 9.5) at the "
+        f"spread this run saw; 1 cell bound or left out, which {NO_ROUNDS} decides; 1 cell with one usable "
+        "round, no spread yet (tables/answer.csv, `rounds_needed`: rounds in all, fixed in advance with --iterations).")
+    assert open_questions.answer_line(answers.iloc[:1], 0.10).startswith("Every cell with an interval has it within")
+    line = open_questions.verdict_line({"a": "14", "b": "9", "c": f"{NO_ROUNDS}: 1 cell bound"})
+    assert line.startswith("3 verdicts inconclusive.") and "2 by a number of rounds fixed in advance (the fewest 9, b)" in line

@@ -33,7 +33,7 @@ Per claim:
 - share "all": reproduced when every cell agrees (an intersection-union test: no adjustment is
   needed, and the claim's p is its largest cell p); "most": when more than half of them agree;
   not reproduced when at least half oppose (NOT_REPRODUCED_SHARE; a single opposite cell among
-  many can be a chance result); inconclusive otherwise, including when no cell is in the run.
+  many can be a chance result); inconclusive otherwise.
 - share "peak": judged on the largest true ratio of the k cells, through simultaneous intervals:
   each cell's at 1 - 2 alpha / k (Bonferroni), and the peak's interval from the largest lower end
   to the largest upper end. If every cell's interval holds its true ratio, the largest true ratio

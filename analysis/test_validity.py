@@ -8,7 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from analysis import answer, tables, validity, verdicts
+from analysis import answer, scope, tables, validity, verdicts
+from analysis.claims import CLAIMS
 from analysis.load import load_run
 from analysis.report import write_report
 from benchlib import stopping
@@ -116,6 +117,11 @@ def test_a_bound_is_a_bound_in_every_metric(results):
     # Which way the load generator moved CPU and memory is not known: left out.
     for metric in ("app_cpu_ms_per_req", "cpu_mean_pct", "rss_peak_mb"):
         assert cells.loc[("rest", 1, metric), "pairs"] == 0 and pd.isna(cells.loc[("rest", 1, metric), "ratio"])
+    # ... so the claim it fed no longer reads it: that cell is not judged, and says why.
+    claim = next(c for c in CLAIMS if c.id == "rest-one-row-aspnet-faster")
+    verdict = verdicts.judge(claim, verdicts.report_cells(run), scope.absent(run), run.cores)
+    assert verdict.verdict == verdicts.INCONCLUSIVE
+    assert dict(verdict.not_judged)[("rest", 1, "mean_ms")] == "bound: both arms load-generator bound"
     # The study's tables show the bound arm's mean as a bound, without interval, and leave its CPU out.
     agg = tables.aggregate(run).set_index(["api", "case", "framework", "metric"])
     mean = agg.loc[("rest", 1, "aspnet", "mean_ms")]

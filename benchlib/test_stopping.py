@@ -107,10 +107,14 @@ def simulate(sd: float, true: float, corrected: bool = True, min_rounds: int = M
     done[:, :min(min_rounds, 3) - 1] = False  # the profile's 3 rounds come first (2 usable of them, at worst)
     stop = np.where(done.any(axis=1), done.argmax(axis=1), MAX_ROUNDS - 1)
     rows_ = np.arange(cells)
-    m, s, k = mean[rows_, stop], spread[rows_, stop], n[stop]
-    se = s / np.sqrt(k) * (se_factor(k - 1) if corrected else 1)
-    covered = np.abs(m - true) <= stats.t.ppf(0.975, k - 1) * se
-    inside = (m - stats.t.ppf(0.95, k - 1) * se > -MARGIN) & (m + stats.t.ppf(0.95, k - 1) * se < MARGIN)
+    m, s = mean[rows_, stop], spread[rows_, stop]
+    # Each quantile once per number of rounds (n = 2 … cap), then looked up by where a cell stopped.
+    with np.errstate(invalid="ignore"):
+        factor = se_factor(n - 1) if corrected else np.ones(len(n))
+        t95, t90 = stats.t.ppf(0.975, n - 1), stats.t.ppf(0.95, n - 1)
+    se = s / np.sqrt(n[stop]) * factor[stop]
+    covered = np.abs(m - true) <= t95[stop] * se
+    inside = (m - t90[stop] * se > -MARGIN) & (m + t90[stop] * se < MARGIN)
     return float(covered.mean()), float(inside.mean())
 
 

@@ -14,6 +14,8 @@ SKIP = {"node_modules", ".testbed", "results", "bin", "obj", ".git"}
 # The only function-level imports of project code: a subcommand that needs a heavy or optional
 # dependency (pandas and matplotlib; a MySQL driver) imports its stage when it runs.
 LAZY = {("cli/report.py", "analysis.report"), ("cli/report.py", "benchlib.results"),
+        ("cli/compare.py", "analysis.compare"), ("cli/compare.py", "analysis.compare_report"),
+        ("cli/compare.py", "benchlib.results"),
         ("cli/verify.py", "contract.verify")}
 # Files analysis may read that are not result files: the study's published numbers, and the
 # report's own figures when they are embedded in its HTML.

@@ -17,11 +17,12 @@ or more arms in the run, its reference arm is the one named first in `settings.f
 (`--variants aspnet:mvc,aspnet` makes `aspnet:mvc` the reference), and every other arm of that
 framework is compared with it, the reference as denominator (a variant reads new / baseline).
 """
+import math
 from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import memory, validity
+from analysis import memory, rounds_needed, validity
 from analysis.load import Run
 from analysis.metrics import PAIR, case_label
 from analysis.paired import is_paired
@@ -52,10 +53,11 @@ LOAD_FLAGS = {
     "engines_out_of_step": "a remote engine's threads started more than 1 s after the measurement's "
                            "shared start, so the engines' windows did not line up",
     "loadgen_bound": "the load generator was at its ceiling or held the machine (validity `bound`): "
-                     "its throughput is a lower bound, shown as >= or <=, and its other figures describe "
-                     "the load it could drive",
+                     "its throughput and response times are bounds, its CPU and memory left out (below)",
+    "unfair": "the server left some connections unserved for the whole window (latency_validity "
+              "`unfair`): its response times are left out (below)",
 }
-# Throughput ratios with a load-generator-bound arm: the bound arm can only be faster than measured.
+# Ratios with a load-generator-bound arm (throughput, response times): validity.bound_direction.
 BOUND_TEXT = {">=": "≥", "<=": "≤"}
 SIGNIFICANT, FLAGGED = "*", "‡"
 PAIRED, INDEPENDENT = "paired rounds", "independent groups"
@@ -63,10 +65,12 @@ PAIRED, INDEPENDENT = "paired rounds", "independent groups"
 # numerator_n / denominator_n their usable items.
 # `q`: p adjusted over the report's family of tests (Benjamini-Hochberg), which `significant` reads;
 # `test`: the test behind p; `stopping`: the cell's state when the run's extra rounds ended
-# (benchlib/stopping.py; empty for runs without them).
+# (benchlib/stopping.py; empty for runs without them); `rounds_needed`: the rounds that would bring a
+# cell's interval within the target at the spread this run saw, or why none would (empty: it is).
 COLUMNS = ["api", *CASE_COLUMNS, "metric", "ratio", "ratio_low", "ratio_high", "p", "significant", "judged",
            "pairs", "load_flags", "comparison", "note",
-           "numerator", "denominator", "numerator_n", "denominator_n", "bound", "q", "test", "stopping"]
+           "numerator", "denominator", "numerator_n", "denominator_n", "bound", "q", "test", "stopping",
+           "rounds_needed"]
 COUNT_COLUMNS = ["numerator_n", "denominator_n"]
 
 
@@ -133,8 +137,9 @@ def load_flags(run: Run, arms=PAIR) -> pd.DataFrame:
     """Per api and case: the load flags any ok iteration of either arm carried, ';'-joined."""
     ok = ok_rows(run)
     ok = ok[ok["framework"].isin(arms)]
-    # A bound item says so in its validity, not its flags.
-    ok = ok.assign(flags=ok["flags"] + ok["validity"].map({validity.BOUND: ";loadgen_bound"}).fillna(""))
+    # A bound or unfair item says so in its verdicts, not its flags.
+    ok = ok.assign(flags=ok["flags"] + ok["validity"].map({validity.BOUND: ";loadgen_bound"}).fillna("")
+                   + ok["latency_validity"].map({validity.UNFAIR: ";unfair"}).fillna(""))
     found = ok.groupby(["api", "case"])["flags"].agg(
         lambda flags: ";".join(f for f in LOAD_FLAGS if any(f in str(v).split(";") for v in flags)))
     return found.rename("load_flags").reset_index()
@@ -169,7 +174,7 @@ def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
     fresh = memory_cells(run, cells, versus)
     if not fresh.empty:
         part = pd.concat([part, fresh], ignore_index=True)
-    part = with_bounds(run, part, versus)
+    part = part.assign(bound=part["bound"].fillna("") if "bound" in part else "")
     part = part.merge(load_flags(run, (versus.numerator, versus.denominator)), on=["api", "case"], how="left")
     part["load_flags"] = part["load_flags"].fillna("")
     part["comparison"] = PAIRED if is_paired(run.manifest) else INDEPENDENT
@@ -180,7 +185,20 @@ def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
         part["q"] = None
     part["test"] = part["test"].fillna("") if "test" in part else ""
     part["stopping"] = [stopping_states(run).get((api, case), "") for api, case in zip(part["api"], part["case"])]
+    part["rounds_needed"] = needed(run, part)
     return part.sort_values(["api", "case", "metric"], key=answer_order)[COLUMNS].reset_index(drop=True)
+
+
+def needed(run: Run, part: pd.DataFrame) -> list[str]:
+    """Each row's rounds_needed (analysis.rounds_needed); none for memory from fresh processes, one
+    process per arm and case by design."""
+    width = rounds_needed.target(run.manifest)
+    spread = part["spread"] if "spread" in part else pd.Series(float("nan"), index=part.index)
+    return ["" if r.metric == memory.METRIC else rounds_needed.for_answer(
+        r.bound, int(r.pairs) if pd.notna(r.pairs) else int(min(r.numerator_n, r.denominator_n)),
+        r.ratio, float(r.ratio_high) if pd.notna(r.ratio_high) else math.nan,
+        float(s) if pd.notna(s) else math.nan, r.note, width)
+        for r, s in zip(part.itertuples(index=False), spread)]
 
 
 def memory_cells(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
@@ -193,20 +211,9 @@ def memory_cells(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
     found = cases.merge(found, on=["api", "case"])
     judged = found["ratio_low"].notna()
     return found.assign(
-        metric=memory.METRIC, p=None, judged=judged,
+        metric=memory.METRIC, p=None, judged=judged, bound="",
         significant=judged & ((found["ratio_low"] > 1) | (found["ratio_high"] < 1)),
         numerator_n=found["pairs"], denominator_n=found["pairs"])
-
-
-def with_bounds(run: Run, part: pd.DataFrame, versus: Versus) -> pd.DataFrame:
-    """Throughput cells with a load-generator-bound arm: `bound` says which way the ratio can
-    only move (>=, <=, or both: not measurable), and none is judged, since a bound is no estimate."""
-    found = validity.bounds(run, (versus.numerator, versus.denominator))
-    part = part.merge(found, on=["api", "case"], how="left")
-    part["bound"] = part["bound"].where(part["metric"] == "throughput_rps", "").fillna("")
-    held = part["bound"] != ""
-    part.loc[held, ["judged", "significant"]] = False
-    return part
 
 
 def of(answers: pd.DataFrame, versus: Versus) -> pd.DataFrame:

@@ -11,7 +11,8 @@ with m samples it is its own minimum (maximum).
 
 In a paired run m is the smaller count of the round's pair; in any other the smallest count of the
 case's ok iterations on either side. The per-iteration values are then compared like any metric
-(analysis.tables: paired rounds or independent groups), as `min_ms_equal_n` and `max_ms_equal_n`.
+(analysis.tables.compare_metric: paired rounds or independent groups, response times by their own
+verdict, a bound one a bound), as `min_ms_equal_n` and `max_ms_equal_n`.
 An item without its JTL (fixtures trimmed to one case) has no value.
 """
 import math
@@ -24,7 +25,7 @@ from analysis.claims import MAX, MIN
 from analysis.load import Run, load_jtl
 from analysis.metrics import PAIR
 from analysis.paired import is_paired
-from analysis.tables import CASE_COLUMNS, SIGNIFICANCE_COLUMNS, independent_cell, ok_rows, paired_cell
+from analysis.tables import CASE_COLUMNS, SIGNIFICANCE_COLUMNS, compare_metric, ok_rows
 
 
 def expected_extreme(values, m: int, largest: bool) -> float:
@@ -45,8 +46,13 @@ def elapsed(run: Run, row) -> np.ndarray | None:
     return load_jtl(path)["elapsed"].to_numpy() if path.is_file() else None
 
 
+# What compare_metric reads of an item beside its values: its verdicts and what an unfair one left.
+CARRIED = ["validity", "latency_validity", "latency_reasons", "unserved", "threads"]
+
+
 def item_values(run: Run) -> pd.DataFrame:
-    """Per ok item of the study's two frameworks: min_ms_equal_n and max_ms_equal_n."""
+    """Per usable item of the study's two frameworks: min_ms_equal_n and max_ms_equal_n, with the
+    item's verdicts (CARRIED)."""
     ok = ok_rows(run)
     ok = ok[ok["framework"].isin(PAIR)]
     samples = {(r.framework, r.api, r.case, r.iteration): elapsed(run, r) for r in ok.itertuples()}
@@ -58,17 +64,17 @@ def item_values(run: Run) -> pd.DataFrame:
                  if api == r.api and case == r.case and (it == r.iteration or not paired) and v is not None]
         m = min(len(v) for v in peers) if mine is not None and peers else 0
         records.append({"framework": r.framework, "api": r.api, **{c: getattr(r, c) for c in CASE_COLUMNS},
-                        "iteration": r.iteration,
+                        "iteration": r.iteration, **{c: getattr(r, c) for c in CARRIED},
                         MIN: expected_extreme(mine, m, False) if m else math.nan,
                         MAX: expected_extreme(mine, m, True) if m else math.nan})
-    return pd.DataFrame.from_records(records, columns=["framework", "api", *CASE_COLUMNS, "iteration", MIN, MAX])
+    return pd.DataFrame.from_records(records, columns=["framework", "api", *CASE_COLUMNS, "iteration", *CARRIED,
+                                                       MIN, MAX])
 
 
 def cells(run: Run) -> pd.DataFrame:
     """The significance table's rows (analysis.tables.significance's columns) for the two
     equal-count metrics, ASP.NET Core over Express.js."""
     values = item_values(run)
-    compare_cell = paired_cell if is_paired(run.manifest) else independent_cell
     a_name, b_name = PAIR
     records = []
     for (api, *case), group in values.groupby(["api", *CASE_COLUMNS]):
@@ -76,13 +82,8 @@ def cells(run: Run) -> pd.DataFrame:
         for metric in (MIN, MAX):
             if a.empty or b.empty or a[metric].isna().all() or b[metric].isna().all():
                 continue
-            c, r, pairs = compare_cell(a, b, metric)
-            records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric,
-                            f"{a_name}_mean": a[metric].mean(), f"{b_name}_mean": b[metric].mean(),
-                            f"{a_name}_n": int(a[metric].notna().sum()), f"{b_name}_n": int(b[metric].notna().sum()),
-                            "pairs": pairs, "test": c.test, "p": c.p, "judged": c.judged,
-                            "significant": c.significant, "sign": c.sign,
-                            "result": c.describe(run.display_name(a_name), run.display_name(b_name)),
-                            "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high, "ratio_note": r.reason,
-                            "log_se": r.log_se, "df": r.df})
+            found = compare_metric(run, a, b, metric, PAIR)
+            records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric, **found,
+                            f"{a_name}_mean": found["a_mean"], f"{b_name}_mean": found["b_mean"],
+                            f"{a_name}_n": found["a_n"], f"{b_name}_n": found["b_n"]})
     return pd.DataFrame.from_records(records, columns=SIGNIFICANCE_COLUMNS)

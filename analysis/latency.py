@@ -16,7 +16,16 @@ intended_ms), so a request sent late because every thread was busy counts its wa
 
 Percentiles are of the POOLED samples of a cell's usable rounds (never an average of per-round
 percentiles), with the (n+1)p rank and interpolation that summary.csv's percentiles use
-(benchlib/jtl.py). Their intervals are a percentile bootstrap, stratified by round: each replicate
+(benchlib/jtl.py).
+
+Each quantile only where the sample supports it. A bootstrap never goes past the sample's largest
+value, so for a tail quantile of a small sample its upper end says nothing (p99.9 of 375 samples:
+its 97.5 % end held the true quantile 33 % of the time). What the objective reads is `<p>_bound`,
+the larger of the bootstrap's upper end and the distribution-free order-statistic bound: the r-th
+smallest sample, r the fewest with P(Binomial(n, q) <= r - 1) >= 0.975, which lies at or above the
+true q-quantile at least 97.5 % of the time for any distribution of independent samples. It exists
+only from needed(q) samples on (the fewest n with q^n <= 0.025: 368 for p99, 3,688 for p99.9);
+below that the objective is not judged: "too few samples for p99.9: needs 3,688 arrivals". Their intervals are a percentile bootstrap, stratified by round: each replicate
 resamples every round's samples with replacement, as many as that round had, pools them and takes
 the percentile, so a round keeps its weight; it measures the sampling noise of the samples, not
 drift between rounds (three rounds are too few to resample), which the interleaved rounds keep
@@ -25,16 +34,18 @@ Resampling draws multinomial counts over the distinct latencies (JMeter writes w
 milliseconds, so there are few), which is the same as resampling the samples and much cheaper.
 Seeded per cell, so a report is the same every time it is written.
 """
+import math
 import re
 import zlib
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis.answer import reference as reference_of
 from analysis.load import (LATENCY, LATENCY_COLUMNS, ResultFileError, Run, latency_jtl, load_latency_jtl,
                            load_run_table)
-from analysis.slo import PERCENTILES, Objective
+from analysis.slo import PERCENTILES, Objective, label
 
 QUANTILES = {column: round(float(name) / 100, 4) for name, column in PERCENTILES.items()}  # p50 -> 0.5 …
 RESAMPLES = 1000
@@ -45,6 +56,7 @@ USABLE = "valid"
 CHECK_NAME = re.compile(r"(?:^|;)\s*([a-z_]+):")
 BOUND = "bound"  # JMeter's lag is in its latencies: they are upper bounds of the server's
 SENT_FOR_BOUND = 0.95  # collect's SATURATED_SENT: below it, the server did not see the scheduled rate
+ONE_SIDED = 1 - (1 - LEVEL) / 2  # the upper end of a 95 % interval: 97.5 %
 TEXT = {"framework", "api", "saturated", "validity", "validity_reasons"}
 CELL = ["api", "case", "requests", "rows", "joins", "step"]
 COLUMNS = [*CELL, "fraction", "target_rps", "capacity_rps", "framework", "rounds", "left_out",
@@ -52,7 +64,8 @@ COLUMNS = [*CELL, "fraction", "target_rps", "capacity_rps", "framework", "rounds
            "saturated",
            *(f"{p}_{part}" for p in QUANTILES for part in ("ms", "low", "high")),
            "reference", *(f"ratio_{p}{part}" for p in QUANTILES for part in ("", "_low", "_high")),
-           "upper_rounds", *(f"{p}_upper" for p in QUANTILES)]
+           "upper_rounds", *(f"{p}_upper" for p in QUANTILES), *(f"{p}_bound" for p in QUANTILES),
+           "upper_samples", "upper_scheduled", "upper_dropped"]
 SLO_COLUMNS = ["api", "case", "requests", "rows", "joins", "framework", "objective", "held_up_to_rps",
                "held_up_to_step", "first_not_held_rps", "first_not_held_step", "first_not_held",
                "first_not_held_ms", "first_not_held_low", "first_not_held_high", "held_as_upper_bound"]
@@ -61,8 +74,9 @@ SLO_COLUMNS = ["api", "case", "requests", "rows", "joins", "framework", "objecti
 EXCEEDED, UNDECIDED, LOADGEN, UNMEASURED = "exceeded", "not shown to hold", "not judged: load generator", \
     "not measured"
 # ... or too many of its arrivals were never sent (dropped): they have no latency, and the percentile
-# of the sent ones leaves out what may be the longest waits.
+# of the sent ones leaves out what may be the longest waits; or its sample cannot bound the quantile.
 DROPPED = "not shown to hold: arrivals dropped"
+TOO_FEW = "too few samples"
 
 
 def measurements(run: Run) -> pd.DataFrame | None:
@@ -165,6 +179,7 @@ def table(run: Run, wanted: str | None = None) -> pd.DataFrame | None:
             for p, q in QUANTILES.items():
                 record[f"{p}_ms"] = float(np.percentile(pooled, q * 100, method="weibull"))
                 record[f"{p}_low"], record[f"{p}_high"] = ends(reps[p])
+                record[f"{p}_bound"] = upper_end(record[f"{p}_high"], pooled, q)
         record.update(upper_bounds(run, group, key, record))
         records.append(record)
     out = pd.DataFrame.from_records(records).reindex(columns=COLUMNS)
@@ -176,20 +191,44 @@ def table(run: Run, wanted: str | None = None) -> pd.DataFrame | None:
 
 
 def upper_bounds(run: Run, group: pd.DataFrame, key, record: dict) -> dict:
-    """upper_rounds and <p>_upper: the upper end of each percentile's interval over the valid and
-    bound rounds pooled (the valid ones' own when no round was bound). A bound round counts only if
-    it sent at least SENT_FOR_BOUND of its scheduled arrivals: one that sent fewer spared the server
-    part of the traffic, and its latencies bound nothing."""
+    """upper_rounds and <p>_upper: each percentile's upper bound (as <p>_bound) over the valid and
+    bound rounds pooled (the valid ones' own when no round was bound), with the samples, scheduled
+    and dropped arrivals of those rounds. A bound round counts only if it sent at least
+    SENT_FOR_BOUND of its scheduled arrivals: one that sent fewer spared the server part of the
+    traffic, and its latencies bound nothing."""
     full = (group["validity"] == USABLE) | ((group["validity"] == BOUND)
                                             & (group["sent"] >= SENT_FOR_BOUND * group["scheduled"]))
     bounded = group[full].sort_values("round")
+    counts = {"upper_rounds": len(bounded), "upper_scheduled": bounded["scheduled"].sum(),
+              "upper_dropped": bounded["dropped"].sum()}
     if not (bounded["validity"] == BOUND).any():
-        return {"upper_rounds": len(bounded), **{f"{p}_upper": record.get(f"{p}_high") for p in QUANTILES}}
+        return {**counts, "upper_samples": record["samples"], **{f"{p}_upper": record.get(f"{p}_bound") for p in QUANTILES}}
     samples = [s for s in (latencies(run, r) for r in bounded.itertuples(index=False)) if s.size]
     if not samples:
-        return {"upper_rounds": 0}
-    reps = bootstrap(samples, cell_seed(*key, BOUND))
-    return {"upper_rounds": len(bounded), **{f"{p}_upper": ends(reps[p])[1] for p in QUANTILES}}
+        return {**counts, "upper_rounds": 0, "upper_samples": 0}
+    reps, pooled = bootstrap(samples, cell_seed(*key, BOUND)), np.concatenate(samples)
+    return {**counts, "upper_samples": pooled.size,
+            **{f"{p}_upper": upper_end(ends(reps[p])[1], pooled, q) for p, q in QUANTILES.items()}}
+
+
+def upper_end(bootstrap_high: float, pooled: np.ndarray, q: float) -> float:
+    """What an objective on the q-quantile reads: the larger of the bootstrap's upper end and the
+    order-statistic bound; NaN where the sample is too small for the latter."""
+    bound = order_bound(pooled, q)
+    return math.nan if math.isnan(bound) else max(bootstrap_high, bound)
+
+
+def needed(q: float) -> int:
+    """The fewest samples whose largest bounds the q-quantile from above at ONE_SIDED: q^n <= 1 - ONE_SIDED."""
+    return math.ceil(math.log(1 - ONE_SIDED) / math.log(q) - 1e-9)
+
+
+def order_bound(samples: np.ndarray, q: float) -> float:
+    """The distribution-free ONE_SIDED upper confidence bound of the q-quantile: the r-th smallest
+    sample, r the fewest with P(Binomial(n, q) <= r - 1) >= ONE_SIDED; NaN when even the largest is
+    not one."""
+    r = int(stats.binom.ppf(ONE_SIDED, samples.size, q)) + 1
+    return float(np.sort(samples)[r - 1]) if r <= samples.size else math.nan
 
 
 def checks(row) -> list[str]:
@@ -224,31 +263,50 @@ def add_ratios(out: pd.DataFrame, replicates: dict, ref: str | None) -> None:
 
 def slo(latency: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """Per API, case and framework: the highest rate up to which the objective held at every rate
-    (the upper end of the percentile's interval at or below it: over the valid rounds, else over
-    the valid and bound ones, an upper bound, which `held_as_upper_bound` says), and the first rate
-    where it did not, with why (EXCEEDED, UNDECIDED, LOADGEN, UNMEASURED, DROPPED) and its percentile there.
-    A rate whose valid rounds dropped more than 1 - q of their scheduled arrivals cannot hold a
-    q-percentile objective: the q-th latency may be one that was never sent."""
-    p = objective.column
+    (the percentile's upper bound at or below it: `<p>_bound` over the valid rounds, else `<p>_upper`
+    over the valid and bound ones, an upper bound, which `held_as_upper_bound` says), and the first
+    rate where it did not, with why (EXCEEDED, UNDECIDED, LOADGEN, UNMEASURED, DROPPED, or too few
+    samples for the percentile: too_few) and its percentile there. A rate whose rounds dropped more
+    than 1 - q of their scheduled arrivals cannot hold a q-percentile objective, on the valid rounds
+    or on the valid and bound ones: the q-th latency may be one that was never sent."""
+    p, q = objective.column, objective.quantile
     records = []
     for (api, case, requests, rows_, joins, framework), group in latency.groupby(
             ["api", "case", "requests", "rows", "joins", "framework"], sort=False):
         record = {"api": api, "case": case, "requests": requests, "rows": rows_, "joins": joins,
                   "framework": framework, "objective": str(objective), "held_as_upper_bound": False}
         for row in group.sort_values("step").itertuples(index=False):
-            high, low, upper = (getattr(row, f"{p}_{part}") for part in ("high", "low", "upper"))
-            too_many_dropped = row.dropped > (1 - objective.quantile) * row.scheduled
-            if pd.notna(high) and high <= objective.ms and not too_many_dropped:
+            high, low, bound, upper = (getattr(row, f"{p}_{part}") for part in ("high", "low", "bound", "upper"))
+            dropped = row.dropped > (1 - q) * row.scheduled
+            upper_dropped = row.upper_dropped > (1 - q) * row.upper_scheduled
+            if pd.notna(bound) and bound <= objective.ms and not dropped:
                 record.update(held_up_to_rps=row.target_rps, held_up_to_step=row.step)
                 continue
-            if pd.isna(high) and pd.notna(upper) and upper <= objective.ms:
+            if pd.isna(bound) and pd.notna(upper) and upper <= objective.ms and not upper_dropped:
                 record.update(held_up_to_rps=row.target_rps, held_up_to_step=row.step, held_as_upper_bound=True)
                 continue
             record.update(first_not_held_rps=row.target_rps, first_not_held_step=row.step,
-                          first_not_held=(LOADGEN if pd.notna(upper) else UNMEASURED) if pd.isna(high) else
-                          EXCEEDED if low > objective.ms else DROPPED if too_many_dropped else UNDECIDED,
-                          first_not_held_ms=getattr(row, f"{p}_ms"), first_not_held_low=low,
-                          first_not_held_high=high)
+                          first_not_held=why_not_held(row, objective), first_not_held_ms=getattr(row, f"{p}_ms"),
+                          first_not_held_low=low, first_not_held_high=high)
             break
         records.append(record)
     return pd.DataFrame.from_records(records).reindex(columns=SLO_COLUMNS)
+
+
+def why_not_held(row, objective: Objective) -> str:
+    """Why a rate did not hold the objective: its valid rounds' sample too small for the percentile;
+    with none, JMeter's lag (only bound rounds, not under the objective or dropping too much) or no
+    usable round; else exceeded, dropped or undecided."""
+    p, q = objective.column, objective.quantile
+    high, low, upper = (getattr(row, f"{p}_{part}") for part in ("high", "low", "upper"))
+    if row.samples and pd.isna(getattr(row, f"{p}_bound")):
+        return too_few(objective)
+    if pd.isna(high):
+        if pd.notna(upper):
+            return DROPPED if upper <= objective.ms else LOADGEN
+        return too_few(objective) if row.upper_samples else UNMEASURED
+    return EXCEEDED if low > objective.ms else DROPPED if row.dropped > (1 - q) * row.scheduled else UNDECIDED
+
+
+def too_few(objective: Objective) -> str:
+    return f"{TOO_FEW} for {label(objective.column)}: needs {needed(objective.quantile):,} arrivals"

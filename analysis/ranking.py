@@ -5,19 +5,20 @@ run has memory.csv, else the run-long peak RSS.
 
 Ranked by mean throughput, highest first, because it is the one metric where the arms' order is the
 question; a rank is not a test (overlapping intervals leave the order open), which the report's
-caption says, and the pairwise answer below it tests. A throughput with a load-generator-bound
-item is a lower bound, written ≥, and ranked at its measured value.
+caption says, and the pairwise answer below it tests. A throughput or p95 with a load-generator-bound
+item is a lower bound (`<metric>_bound`), written ≥, and ranked at its measured value; a bound item's
+CPU per request is left out (analysis.validity).
 """
 import pandas as pd
 
-from analysis import memory, validity
+from analysis import memory
 from analysis.load import Run
 from analysis.stats import interval
-from analysis.tables import CASE_COLUMNS, ok_rows
+from analysis.tables import CASE_COLUMNS
 
 # (metric, its aggregate column) in the table's order; memory is filled separately.
 METRICS = ("throughput_rps", "p95_ms", "app_cpu_ms_per_req")
-FIELDS = ("mean", "ci_low", "ci_high", "n", "flagged")
+FIELDS = ("mean", "ci_low", "ci_high", "n", "flagged", "bound")
 COLUMNS = ["api", *CASE_COLUMNS, "rank", "framework", "display_name", "type",
            *(f"{m}_{f}" for m in (*METRICS, "memory_mb") for f in FIELDS), "throughput_bound", "memory_source"]
 FRESH, RUN_LONG = "fresh process (memory.csv, VmHWM)", "run-long peak RSS"
@@ -35,7 +36,6 @@ def ranking(run: Run, agg: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
     throughput of its case."""
     agg = agg[agg["framework"].isin(arms)]
     fresh = fresh_memory(run, arms)
-    bound = bound_cells(run, arms)
     records = []
     for (api, *case, arm), group in agg.groupby(["api", *CASE_COLUMNS, "framework"]):
         by = group.set_index("metric")
@@ -48,7 +48,7 @@ def ranking(run: Run, agg: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
             memory_of = {f: by.at["rss_peak_mb", f] for f in FIELDS} if "rss_peak_mb" in by.index else {}
         record.update({f"memory_mb_{f}": memory_of.get(f) for f in FIELDS})
         record["memory_source"] = FRESH if (api, case[0], arm) in fresh else RUN_LONG
-        record["throughput_bound"] = (api, case[0], arm) in bound
+        record["throughput_bound"] = bool(record["throughput_rps_bound"])
         records.append(record)
     found = pd.DataFrame.from_records(records, columns=[c for c in COLUMNS if c != "rank"])
     if found.empty:
@@ -69,12 +69,6 @@ def fresh_memory(run: Run, arms: list[str]) -> dict:
     out = {}
     for (api, case, arm), cell in found.groupby(["api", "case", "framework"]):
         ci = interval(cell["hwm_mb"].astype(float))
-        out[(api, int(case), arm)] = {"mean": ci.mean, "ci_low": ci.low, "ci_high": ci.high, "n": ci.n, "flagged": 0}
+        out[(api, int(case), arm)] = {"mean": ci.mean, "ci_low": ci.low, "ci_high": ci.high, "n": ci.n, "flagged": 0,
+                                      "bound": False}
     return out
-
-
-def bound_cells(run: Run, arms: list[str]) -> set:
-    """(api, case, arm) with at least one usable item the load generator bound."""
-    ok = ok_rows(run)
-    ok = ok[ok["framework"].isin(arms) & (ok["validity"] == validity.BOUND)]
-    return {(api, int(case), arm) for api, case, arm in ok[["api", "case", "framework"]].itertuples(index=False)}

@@ -18,7 +18,8 @@ def normalise_ours(column: str, value, cores: int):
 
 
 def side_by_side(agg: pd.DataFrame, cores: int, study: pd.DataFrame) -> pd.DataFrame:
-    """Every published value with ours (mean and 95 % interval) in the same unit; NaN where not run."""
+    """Every published value with ours (mean and 95 % interval, `bound` where the mean takes a bound
+    item's value) in the same unit; NaN where not run."""
     ours = agg.set_index(["api", "case", "framework", "metric"])
     records = []
     for _, s in study.iterrows():
@@ -32,13 +33,16 @@ def side_by_side(agg: pd.DataFrame, cores: int, study: pd.DataFrame) -> pd.DataF
             "study": normalise_study(s["metric"], s["value"]), "transcription": s["transcription"],
             **{field: (normalise_ours(column, mine[field], cores) if mine is not None else None)
                for field in ("mean", "ci_low", "ci_high")},
-            "n": int(mine["n"]) if mine is not None else 0})
+            "n": int(mine["n"]) if mine is not None else 0,
+            "bound": bool(mine["bound"]) if mine is not None else False})
     return pd.DataFrame.from_records(records)
 
 
 def ratios(side: pd.DataFrame) -> pd.DataFrame:
-    """ASP.NET Core / Express.js per api, case and metric, in the study and here."""
+    """ASP.NET Core / Express.js per api, case and metric, in the study and here (none where either
+    of our means is a bound: a ratio of bounds is no estimate)."""
     a, b = PAIR
+    side = side.assign(mean=side["mean"].where(~side["bound"].astype(bool)))
     wide = side.pivot_table(index=["api", "case", "study_metric", "unit"], columns="framework",
                             values=["study", "mean"], aggfunc="first")
     out = pd.DataFrame(index=wide.index)

@@ -7,16 +7,13 @@ two renames, so a failed build leaves the previous report intact and a reader ne
 report. The result files themselves are only ever read.
 """
 import datetime
-import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, engines, figures, latency, machine, memory, ranking, replication, slo, study_check, \
-    tables, trust, validity, verdicts
+from analysis import answer, engines, figures, latency, machine, memory, open_questions, ranking, replication, \
+    rounds_needed, scope, slo, study_check, tables, trust, validity, verdicts
 from analysis.claims import CLAIMS, CPU_MARGIN, MARGIN
 # write_report raises it for an unknown --reference; cli/report.py catches it from here.
 from analysis.answer import UnknownReference  # noqa: F401
@@ -24,7 +21,8 @@ from analysis.load import ResultFileError, Run, load_run
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
                               ordered_frameworks)
 from analysis.paired import TEST as PAIRED_TEST, is_paired, wilcoxon_smallest_p
-from analysis.render import Doc, html_page, markdown
+from analysis.differing import differing, flat
+from analysis.render import Doc, replace_dir, write
 from analysis.stats import ALPHA
 from analysis.study import STUDY_METRICS, load_study
 
@@ -39,20 +37,8 @@ def write_report(run_dir: Path, timeline_case: int | None = None, reference: str
     run_dir = Path(run_dir)
     run = load_run(run_dir)
     answer.reference(run, reference)  # an unknown reference fails before anything is built
-    final = run_dir / "report"
-    building = run_dir / f".report-building-{os.getpid()}"
-    shutil.rmtree(building, ignore_errors=True)
-    try:
-        build(run, building, timeline_case, reference, objective or slo.DEFAULT_OBJECTIVE)
-    except BaseException:
-        shutil.rmtree(building, ignore_errors=True)
-        raise
-    old = run_dir / f".report-old-{os.getpid()}"
-    if final.exists():
-        final.rename(old)
-    building.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
-    return final
+    return replace_dir(run_dir / "report",
+                       lambda building: build(run, building, timeline_case, reference, objective or slo.DEFAULT_OBJECTIVE))
 
 
 def fmt(value) -> str:
@@ -63,10 +49,11 @@ def fmt(value) -> str:
         f"{value:.2f}" if size >= 1 else f"{value:.3g}"
 
 
-def fmt_ci(mean, low, high, n, flagged) -> str:
+def fmt_ci(mean, low, high, n, flagged, bound=False) -> str:
+    """`12.3 [11.0, 13.6] †1`; a mean that takes a bound item's value: `≥ 12.3 (bound)`."""
     if pd.isna(n) or n == 0:
         return "–"
-    text = fmt(mean) + (f" [{fmt(low)}, {fmt(high)}]" if n >= 2 else " (n=1)")
+    text = f"≥ {fmt(mean)} (bound)" if pd.notna(bound) and bool(bound) else fmt(mean) + (f" [{fmt(low)}, {fmt(high)}]" if n >= 2 else " (n=1)")
     return text + (f" †{int(flagged)}" if flagged else "")
 
 
@@ -104,7 +91,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     study = load_study()
     side = replication.side_by_side(study_agg, run.cores, study)
     ratios = replication.ratios(side)
-    results = verdicts.verdicts(CLAIMS, claim_cells, tables.unmeasured(run), run.cores)
+    results = verdicts.verdicts(CLAIMS, claim_cells, scope.absent(run), run.cores)
     checks = study_check.checks(CLAIMS, study)
     status, problems = tables.run_status(run), tables.problems(run)
     against = answer.framework_comparisons(run, reference)
@@ -124,7 +111,8 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     sig.to_csv(tabs / "significance.csv", index=False)
     side.to_csv(tabs / "study_side_by_side.csv", index=False)
     ratios.to_csv(tabs / "study_ratios.csv", index=False)
-    verdicts.verdict_table(results, checks).to_csv(tabs / "verdicts.csv", index=False)
+    needed = open_questions.for_verdicts(results)
+    verdicts.verdict_table(results, checks, needed).to_csv(tabs / "verdicts.csv", index=False)
     verdicts.cell_table(CLAIMS, claim_cells).to_csv(tabs / "claim_cells.csv", index=False)
     status.to_csv(tabs / "iterations.csv", index=False)
     problems.to_csv(tabs / "problem_iterations.csv", index=False)
@@ -154,7 +142,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
                         explain=i == 0 and not against)
     machine.section(doc, run, tabs)
     run_section(doc, run, status, engine_table)
-    verdict_section(doc, run, results, checks)
+    verdict_section(doc, run, results, checks, needed)
     study_support_section(doc, checks, study)
     study_section(doc, run, study_agg, sig, study, study_apis, figs, tabs)
     extra_section(doc, run, study_agg, sig, study_apis, tabs)
@@ -178,11 +166,6 @@ def latency_tables(run: Run, reference: str | None, objective: slo.Objective, ta
     rates.to_csv(tabs / "latency.csv", index=False)
     held.to_csv(tabs / "latency_slo.csv", index=False)
     return rates, held
-
-
-def write(doc: Doc, out: Path) -> None:
-    (out / "report.md").write_text(markdown(doc, out))
-    (out / "index.html").write_text(html_page(doc))
 
 
 def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = None,
@@ -319,8 +302,10 @@ HOW_COMPUTED = [
     "true ratio lies between the largest lower end and the largest upper end.",
     "How many rounds: three give wide intervals (t = 4.30). While the run's time budget lasts it adds "
     "rounds for the cells whose 95 % interval of the throughput ratio is wider than ±10 %, widest "
-    "first; the rule looks only at the width, never at which framework is ahead, so it cannot push a "
-    "cell towards a verdict.",
+    "first, and settles none on fewer than 3 usable rounds; the rule looks only at the width, never at "
+    "which framework is ahead. But a cell that stops when its interval looks narrow stops most often "
+    "when its rounds agreed by luck, so after extra rounds every interval and test is drawn wider (the "
+    "plain 97.5 % interval stands for the 95 % one), which a simulation shows keeps 95 % coverage.",
 ]
 
 
@@ -420,8 +405,7 @@ def ranking_tables(doc: Doc, run: Run, ranked: pd.DataFrame, agg: pd.DataFrame, 
         shown = pd.DataFrame({
             "Case": [case_label(*c) for c in part[tables.CASE_COLUMNS].itertuples(index=False)],
             "Rank": part["rank"], "Framework": [typed_name(run, a) for a in part["framework"]],
-            "Throughput (requests/s)": [("≥ " if b else "") + ci_of(r, "throughput_rps")
-                                        for b, (_, r) in zip(part["throughput_bound"], part.iterrows())],
+            "Throughput (requests/s)": [ci_of(r, "throughput_rps") for _, r in part.iterrows()],
             "p95 (ms)": [ci_of(r, "p95_ms") for _, r in part.iterrows()],
             "App CPU per request (ms)": [ci_of(r, "app_cpu_ms_per_req") for _, r in part.iterrows()],
             "Memory (MB)": [ci_of(r, "memory_mb") + ("" if not fresh or r["memory_source"] == ranking.FRESH
@@ -529,14 +513,22 @@ def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "fra
         "it (ms), paired like the rest; a shared machine distorts it least, since it stays comparable "
         "when the load generator sets the rate.",
         "Only items that passed their validity checks (valid or bound, see \"Can you trust this run?\") "
-        "count, and a paired cell uses only the rounds where both arms are usable. A throughput written "
-        "≥ or ≤ had a load-generator-bound arm: that arm can only be faster than measured, so the ratio "
-        "is a bound, not an estimate, and is not judged; with both arms bound it is not measurable.",
+        "count, each metric by its own verdict, and a paired cell uses only the rounds where both arms "
+        "have a usable value. A ratio written ≥ or ≤ had a load-generator-bound arm, and is a bound, not "
+        "an estimate, never judged (both arms bound: not measurable). A bound item's throughput is what "
+        "the load generator could drive, so the server could have served more. Its response time is a "
+        "lower bound of the server's at the case's concurrency: the generator kept some of the threads "
+        "waiting in it instead of in the server (Little's ratio below 1: at 0.745, about 7.5 of 10 "
+        "requests were in flight), so the server answered a lighter load, faster than it would the case's "
+        "full one. Its CPU per request, CPU and memory are left out: which way the generator moved them is "
+        "not known. An unfair item (some connections never served) keeps its throughput; its response "
+        "times, of the connections it did serve, are left out.",
     ] if run.checked else []) + ([
         "Memory (fresh process): each arm's high-water mark (VmHWM) on a process restarted just before "
         "the case (memory.csv), one per arm and case, so no interval; the run-long peak RSS carries "
         "every case before it and stays in tables/answer.csv only.",
     ] if memory.METRIC in set(answers["metric"]) else []))
+    doc.para(open_questions.answer_line(answers, rounds_needed.target(run.manifest)))
     doc.heading(3, "How the ratios were computed, and why")
     doc.para(method_text(run, kind, who, symbol))
     if kind == "paired":
@@ -566,29 +558,6 @@ def variant_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: lis
     else:
         doc.para("Read as the framework answer above: the marks, the intervals and the tests mean the "
                  "same, with this framework's two arms in place of the two frameworks.")
-
-
-def flat(value, prefix: str = "") -> dict:
-    """A nested settings dict as dotted keys (libraries.MySqlConnector), values as written."""
-    if not isinstance(value, dict):
-        return {prefix: value} if prefix else {}
-    out = {}
-    for key, inner in value.items():
-        out.update(flat(inner, f"{prefix}.{key}" if prefix else str(key)) if isinstance(inner, dict)
-                   else {f"{prefix}.{key}" if prefix else str(key): inner})
-    return out
-
-
-def shown_value(value) -> str:
-    if value is None:
-        return "not set"
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-def differing(a: dict, b: dict) -> list[str]:
-    """`key: a's value against b's` for every key whose values differ."""
-    keys = list(dict.fromkeys([*a, *b]))
-    return [f"{k}: {shown_value(a.get(k))} against {shown_value(b.get(k))}" for k in keys if a.get(k) != b.get(k)]
 
 
 def differences(run: Run, versus) -> str:
@@ -748,7 +717,7 @@ def tested_as(claim) -> str:
     return f"{claim.test.describe()}, {share}"
 
 
-def verdict_section(doc: Doc, run: Run, results, checks) -> None:
+def verdict_section(doc: Doc, run: Run, results, checks, needed: dict) -> None:
     doc.heading(2, "Does it reproduce the study? Verdicts per claim")
     doc.para("Every statement of the abstract and of sections 5 and 6 about which framework is faster "
              "or uses less CPU or memory, and where, is a claim below, in the study's words with its "
@@ -777,8 +746,10 @@ def verdict_section(doc: Doc, run: Run, results, checks) -> None:
         "there (1.23-1.68, read off a 0-400 % chart) pass. CPU claims use the mean CPU over the "
         "window (the peak comes in 10-point steps); minimum and maximum response time are compared "
         "on equal sample counts (the expected extreme of the smaller side's number of samples).",
-        "Reproduced: the claim's share of its cells agrees (every cell for \"all\", more than half "
-        "for \"most\"). \"Up to\" claims are judged on the largest true ratio: each cell's interval "
+        "A claim is decided only on its whole scope: with any of its cells not judged (not in this run, "
+        "no usable round, a bound, no interval) it is inconclusive, judged on k of n cells, and says "
+        "which and why. Reproduced: the claim's share of its cells agrees (every cell for \"all\", more "
+        "than half for \"most\"). \"Up to\" claims are judged on the largest true ratio: each cell's interval "
         "at 1 - 0.10/k (Bonferroni, k cells), the peak between the largest lower end and the largest "
         "upper end, so the test is at 5 % whatever the cells' correlation (the old rule, each cell's "
         "95 % interval, covered the peak only about 0.95^k of the time). Not reproduced: at least "
@@ -799,8 +770,10 @@ def verdict_section(doc: Doc, run: Run, results, checks) -> None:
         "Claim": f"{v.claim.id}: {v.claim.summary}", "The study says": f"{v.claim.words} ({v.claim.cited})",
         "Tested as": tested_as(v.claim), "Scope": scope_text(v.claim),
         "Study's own tables": checks[v.claim.id].status, "Our verdict": v.verdict,
-        "Cells in run": f"{v.cells} of {v.cells + len(v.missing)}", "Why": v.explanation}
+        "Judged": f"{v.scope - len(v.not_judged)} of {v.scope}" if v.verdict != verdicts.CANNOT_JUDGE_HERE else "–",
+        "Why": v.explanation, "Would decide it": needed.get(v.claim.id, "")}
         for v in results]))
+    doc.para(open_questions.verdict_line(needed))
     doc.bullets([f"{c.id}: {c.reading}" for c in (v.claim for v in results) if c.reading])
 
 
@@ -830,8 +803,8 @@ def display_wide(run: Run, wide: pd.DataFrame, study: pd.DataFrame | None) -> pd
     shown = pd.DataFrame({"Case": [case_label(*c) for c in wide[tables.CASE_COLUMNS].itertuples(index=False)]})
     frameworks = [c[:-5] for c in wide.columns if c.endswith("_mean")]
     for f in ordered_frameworks(frameworks):
-        shown[run.display_name(f)] = [fmt_ci(*r) for r in wide[[f"{f}_mean", f"{f}_ci_low", f"{f}_ci_high",
-                                                                 f"{f}_n", f"{f}_flagged"]].itertuples(index=False)]
+        shown[run.display_name(f)] = [fmt_ci(*r) for r in wide[[f"{f}_mean", f"{f}_ci_low", f"{f}_ci_high", f"{f}_n",
+                                                                 f"{f}_flagged", f"{f}_bound"]].itertuples(index=False)]
         if study is not None:
             shown[f"study {run.display_name(f)}"] = wide[f"study_{f}"].map(fmt) \
                 if f"study_{f}" in wide else "–"
@@ -900,7 +873,10 @@ LATENCY_METHOD = [
     f"Intervals: a 95 % percentile bootstrap ({latency.RESAMPLES} replicates, seeded), resampling the "
     "samples within each round so each round keeps its weight; the ratio's interval takes the reference's "
     "replicates over the other's. It covers the sampling noise of the samples, not drift between rounds "
-    "(a handful of rounds are too few to resample), which the interleaving keeps small.",
+    "(a handful of rounds are too few to resample), which the interleaving keeps small. A bootstrap never "
+    "goes past the largest sample, so the objective reads the larger of its upper end and the "
+    "distribution-free order-statistic bound, and only where the sample has one: from "
+    f"{latency.needed(0.99):,} samples for p99, {latency.needed(0.999):,} for p99.9 (fewer: \"too few samples\").",
     "Only measurements collect judged valid count; a bound one (JMeter could not hold the rate, so the "
     "server was not what limited it) or an invalid one is left out and counted in the table's flags. "
     "A bound one still bounds the latency from above (JMeter's lag only adds to a latency counted from "
@@ -909,8 +885,8 @@ LATENCY_METHOD = [
     "Saturated (the server could not keep up) is a result, not a fault: it counts, and is drawn hollow.",
     "An arrival still unsent when its schedule ended is dropped: it has no latency, so a rate's "
     "percentiles are of the sent arrivals and, where some were dropped, understate the tail (the "
-    "table's flags count them); a rate that dropped more than 1 - q of its arrivals is never counted "
-    "as holding a q-percentile objective.",
+    "table's flags count them); a rate that dropped more than 1 - q of its arrivals (in the rounds the "
+    "verdict reads, bound ones included) is never counted as holding a q-percentile objective.",
 ]
 
 
@@ -935,10 +911,13 @@ def fmt_ms(value) -> str:
 
 def latency_ci(row, p: str) -> str:
     """`18 ms [15, 22]`; without a valid round, `≤ 40 ms (bound)` from the bound rounds' upper end
-    (JMeter's lag only adds to a latency counted from the intended time), else –."""
+    (JMeter's lag only adds to a latency counted from the intended time), else –; a sample too
+    small to bound the percentile from above (analysis.latency.needed) says so."""
     if not row["samples"]:
         upper = row.get(f"{p}_upper")
         return "–" if upper is None or pd.isna(upper) else f"≤ {fmt_ms(upper)} ms (bound)"
+    if pd.isna(row.get(f"{p}_bound")):
+        return f"{fmt_ms(row[f'{p}_ms'])} ms (too few samples for an upper end)"
     return f"{fmt_ms(row[f'{p}_ms'])} ms [{fmt_ms(row[f'{p}_low'])}, {fmt_ms(row[f'{p}_high'])}]"
 
 
@@ -1052,7 +1031,10 @@ def held_text(run: Run, held: pd.DataFrame, objective: slo.Objective) -> str:
                        + bound_note + ".")
             continue
         if pd.isna(r.held_up_to_rps):
-            out.append({latency.EXCEEDED: f"{name} did not hold {objective} even at the lowest rate, {there}{value}.",
+            # The first entry words a reason the others do not name: too few samples for the percentile.
+            out.append({r.first_not_held: f"{name} was not judged against {objective}: at the lowest rate, {there}, "
+                                          f"{r.first_not_held}.",
+                        latency.EXCEEDED: f"{name} did not hold {objective} even at the lowest rate, {there}{value}.",
                         latency.DROPPED: f"{name} was not shown to hold {objective} even at the lowest rate, "
                                          f"{there}{value}: too many of its arrivals were never sent.",
                         latency.UNDECIDED: f"{name} was not shown to hold {objective} even at the lowest rate, "
@@ -1063,6 +1045,7 @@ def held_text(run: Run, held: pd.DataFrame, objective: slo.Objective) -> str:
                                             f"lowest rate, {there}."}[r.first_not_held])
             continue
         out.append(f"{name} held {objective} up to {rate_text(r.held_up_to_rps)}" + bound_note + "; " + {
+            r.first_not_held: f"not judged from {there} on: {r.first_not_held}.",
             latency.EXCEEDED: f"exceeded at {there}{value}.",
             latency.UNDECIDED: f"not shown to hold at {there}{value}: its interval spans the objective.",
             latency.DROPPED: f"not shown to hold at {there}{value}: too many of its arrivals were never sent.",
@@ -1113,7 +1096,7 @@ def replication_section(doc, run, side, ratios, apis) -> None:
                     r = by.loc[f]
                     mark = "" if r["transcription"] == "exact" else " ~"
                     row[f"study {run.display_name(f)}"] = fmt(r["study"]) + mark
-                    row[f"ours {run.display_name(f)}"] = fmt_ci(r["mean"], r["ci_low"], r["ci_high"], r["n"], 0)
+                    row[f"ours {run.display_name(f)}"] = fmt_ci(r["mean"], r["ci_low"], r["ci_high"], r["n"], 0, r["bound"])
                 ratio = ratios[(ratios["api"] == api) & (ratios["case"] == case) & (ratios["study_metric"] == metric)]
                 row["study ratio A/E"] = fmt(ratio["study_ratio"].iloc[0]) if not ratio.empty else "–"
                 row["our ratio A/E"] = fmt(ratio["our_ratio"].iloc[0]) if not ratio.empty else "–"

@@ -119,6 +119,10 @@ class Ratio:
     reason: str = ""     # why there is no interval
     log_se: float | None = None  # standard error of log(value), with `df` degrees of freedom
     df: float | None = None
+    # The spread of one round's log ratio (paired: sd of the per-round log ratios; independent
+    # groups: the two coefficients of variation combined), from which the standard error at any
+    # number of rounds follows (analysis/rounds_needed.py).
+    spread: float | None = None
 
     def interval(self, confidence: float) -> tuple[float, float] | tuple[None, None]:
         return interval_of(self.value, self.log_se, self.df, confidence)
@@ -184,7 +188,7 @@ def ratio_of_means(a, b) -> Ratio:
     df = (rel_a + rel_b) ** 2 / (rel_a ** 2 / (len(a) - 1) + rel_b ** 2 / (len(b) - 1))
     log_se = math.sqrt(rel_a + rel_b)
     low, high = interval_of(value, log_se, df, CONFIDENCE)
-    return Ratio(value, low, high, log_se=log_se, df=df)
+    return Ratio(value, low, high, log_se=log_se, df=df, spread=math.sqrt(rel_a * len(a) + rel_b * len(b)))
 
 
 def adjust_family(cells, metrics):

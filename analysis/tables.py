@@ -1,16 +1,22 @@
 """Per-case statistics across iterations: the study's Tables 1-10 and the metrics it lacked.
 
-Only iterations with status `ok` count, and in a run whose items carry validity checks only the
-valid and bound ones (analysis.validity). Flagged ones (e.g. a saturated load generator) count too,
-but every table carries how many of a cell's iterations were flagged so readers can discount them.
+Only iterations with status `ok` count, and in a run whose items carry validity checks only those
+whose throughput is valid or bound, each metric as analysis.validity.metric_state allows: a valid
+value is an estimate; a bound one a lower bound, so a mean or ratio it enters is a bound (`bound`),
+with no interval and no test; a value the metric's verdict leaves out does not count. Flagged ones
+(e.g. a saturated load generator) count too, but every table carries how many of a cell's iterations
+were flagged so readers can discount them.
 """
+import math
+
+import numpy as np
 import pandas as pd
 
 from analysis.load import Run, load_run_json
 from analysis.metrics import METRICS, PAIR, StudyTable, ordered_frameworks
-from analysis.paired import is_paired, paired
+from analysis.paired import after_extra_rounds, is_paired, paired
 from analysis.stats import compare, interval, ratio_of_means
-from analysis.validity import usable
+from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_state, usable
 from benchlib.cases import API_STYLES as APIS
 
 CASE_COLUMNS = ["case", "requests", "rows", "joins"]
@@ -22,26 +28,30 @@ def ok_rows(run: Run) -> pd.DataFrame:
 
 
 def aggregate(run: Run) -> pd.DataFrame:
-    """Long form: api, case, requests, rows, joins, framework, metric, n, mean, ci_low, ci_high, flagged."""
+    """Long form: api, case, requests, rows, joins, framework, metric, n, mean, ci_low, ci_high,
+    flagged, bound (the mean takes a bound item's value, so it is a lower bound, without interval)."""
     records = []
     for (api, *case, framework), group in ok_rows(run).groupby(["api", *CASE_COLUMNS, "framework"]):
         flagged = int((group["flags"] != "").sum())
         for metric in METRICS:
-            ci = interval(group[metric])
+            state = metric_state(group, metric)
+            values = group[metric].where(state != "")
+            bound = bool(((state == BOUND) & values.notna()).any())
+            ci = interval(values)
             records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "framework": framework,
-                            "metric": metric, "n": ci.n, "mean": ci.mean, "ci_low": ci.low,
-                            "ci_high": ci.high, "flagged": flagged})
-    columns = ["api", *CASE_COLUMNS, "framework", "metric", "n", "mean", "ci_low", "ci_high", "flagged"]
+                            "metric": metric, "n": ci.n, "mean": ci.mean, "ci_low": None if bound else ci.low,
+                            "ci_high": None if bound else ci.high, "flagged": flagged, "bound": bound})
+    columns = ["api", *CASE_COLUMNS, "framework", "metric", "n", "mean", "ci_low", "ci_high", "flagged", "bound"]
     return pd.DataFrame.from_records(records, columns=columns)
 
 
 SIGNIFICANCE_COLUMNS = ["api", *CASE_COLUMNS, "metric", *(f"{f}_mean" for f in PAIR),
                         *(f"{f}_n" for f in PAIR), "pairs", "test", "p", "judged", "significant", "sign", "result", "ratio",
-                        "ratio_low", "ratio_high", "ratio_note", "log_se", "df"]
+                        "ratio_low", "ratio_high", "ratio_note", "log_se", "df", "spread", "bound"]
 # compare_arms's columns: a is the numerator, b the denominator.
 COMPARISON_COLUMNS = ["api", *CASE_COLUMNS, "metric", "a_mean", "b_mean", "a_n", "b_n", "pairs", "test", "p",
                       "judged", "significant", "sign", "result", "ratio", "ratio_low", "ratio_high", "ratio_note",
-                      "log_se", "df"]
+                      "log_se", "df", "spread", "bound"]
 
 
 def significance(run: Run) -> pd.DataFrame:
@@ -58,54 +68,88 @@ def significance(run: Run) -> pd.DataFrame:
 
 def compare_arms(run: Run, a_name: str, b_name: str) -> pd.DataFrame:
     """Any two arms of a run (two frameworks, or two variants of one), per api, case and metric:
-    the test and the ratio a/b with its 95 % interval, paired by round in a paired run (every arm
-    of a slot runs in each round), as independent groups otherwise. Cases where either arm has no
-    ok iteration are left out."""
-    compare_cell = paired_cell if is_paired(run.manifest) else independent_cell
+    the test and the ratio a/b with its 95 % interval (compare_metric). Cases where either arm has
+    no usable item are left out."""
     records = []
     for (api, *case), group in ok_rows(run).groupby(["api", *CASE_COLUMNS]):
         a, b = group[group["framework"] == a_name], group[group["framework"] == b_name]
         if a.empty or b.empty:
             continue
         for metric in METRICS:
-            c, r, pairs = compare_cell(a, b, metric)
             records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric,
-                            "a_mean": a[metric].mean(), "b_mean": b[metric].mean(),
-                            "a_n": int(a[metric].notna().sum()), "b_n": int(b[metric].notna().sum()),
-                            "pairs": pairs, "test": c.test, "p": c.p, "judged": c.judged,
-                            "significant": c.significant, "sign": c.sign,
-                            "result": c.describe(run.display_name(a_name), run.display_name(b_name)),
-                            "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high,
-                            "ratio_note": r.reason, "log_se": r.log_se, "df": r.df})
+                            **compare_metric(run, a, b, metric, (a_name, b_name))})
     return pd.DataFrame.from_records(records, columns=COMPARISON_COLUMNS)
 
 
-def independent_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str):
-    return compare(a[metric], b[metric]), ratio_of_means(a[metric], b[metric]), None
+def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms: tuple[str, str]) -> dict:
+    """One metric of two arms' usable items in one cell (validity.judged's columns), a over b:
+    paired by round in a paired run (every arm of a slot runs in each round; the rounds where both
+    have a value of the metric make the pairs), as independent groups otherwise. Where a value it
+    uses is a bound, the ratio is one too (`bound`: >=, <= or both) and is neither tested nor judged."""
+    state_a, state_b = metric_state(a, metric), metric_state(b, metric)
+    va, vb = a[metric].where(state_a != ""), b[metric].where(state_b != "")
+    names = [run.display_name(arm) for arm in arms]
+    if is_paired(run.manifest):
+        both = pd.DataFrame({"a": va.to_numpy(), "a_bound": (state_a == BOUND).to_numpy()}, index=a["iteration"]).join(
+            pd.DataFrame({"b": vb.to_numpy(), "b_bound": (state_b == BOUND).to_numpy()}, index=b["iteration"]),
+            how="inner")
+        both = both[(both["a"] > 0) & (both["b"] > 0)]
+        bound = bound_direction(bool(both["a_bound"].any()), bool(both["b_bound"].any()))
+        pairs = len(both)
+        if not bound:
+            p = paired(both["a"], both["b"], after_extra_rounds(run.manifest))
+            return cell(va, vb, p.comparison, p.ratio, p.n, names) | note(run, a, b, metric, arms, p.ratio.reason)
+        ratio = math.exp(float(np.log(both["a"] / both["b"]).mean()))
+    else:
+        bound = bound_direction(bool(((state_a == BOUND) & va.notna()).any()),
+                                bool(((state_b == BOUND) & vb.notna()).any()))
+        pairs = None
+        if not bound:
+            r = ratio_of_means(va, vb)
+            return cell(va, vb, compare(va, vb), r, None, names) | note(run, a, b, metric, arms, r.reason)
+        ratio = va.mean() / vb.mean()
+    who = {">=": names[0], "<=": names[1], "both": "both arms"}[bound]
+    return {"a_mean": va.mean(), "b_mean": vb.mean(), "a_n": int(va.notna().sum()), "b_n": int(vb.notna().sum()),
+            "pairs": pairs, "test": "", "p": None, "judged": False, "significant": False, "sign": 0,
+            "result": f"not judged: {who} load-generator bound", "ratio": ratio, "ratio_low": None,
+            "ratio_high": None, "ratio_note": f"bound: {who} load-generator bound", "log_se": None, "df": None,
+            "spread": None, "bound": bound}
 
 
-def paired_cell(a: pd.DataFrame, b: pd.DataFrame, metric: str):
-    """Rounds where both arms are ok make the pairs; `iteration` is the round."""
-    both = a.set_index("iteration")[[metric]].join(b.set_index("iteration")[[metric]], how="inner",
-                                                   lsuffix="_a", rsuffix="_b")
-    p = paired(both[f"{metric}_a"], both[f"{metric}_b"])
-    return p.comparison, p.ratio, p.n
+def cell(va: pd.Series, vb: pd.Series, c, r, pairs, names) -> dict:
+    return {"a_mean": va.mean(), "b_mean": vb.mean(), "a_n": int(va.notna().sum()), "b_n": int(vb.notna().sum()),
+            "pairs": pairs, "test": c.test, "p": c.p, "judged": c.judged, "significant": c.significant,
+            "sign": c.sign, "result": c.describe(*names), "ratio": r.value, "ratio_low": r.low, "ratio_high": r.high,
+            "log_se": r.log_se, "df": r.df, "spread": r.spread, "bound": ""}
 
 
-def unmeasured(run: Run) -> dict[str, list[str]]:
-    """Per api, the study's frameworks (display names) without a single ok iteration in the run."""
-    ok = ok_rows(run)
-    return {api: [run.display_name(f) for f in PAIR
-                  if ok[(ok["api"] == api) & (ok["framework"] == f)].empty] for api in APIS}
+def note(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms: tuple[str, str], reason: str) -> dict:
+    """`ratio_note`: why there is no interval, and which items the metric's own verdict left out."""
+    said = [reason] if reason else []
+    for items, arm in ((a, arms[0]), (b, arms[1])):
+        counts = left_out(items, metric)
+        if counts:
+            said.append(f"{run.display_name(arm)} left out in " + ", ".join(
+                f"{n} round{'s' if n != 1 else ''} ({unfair_text(items) if why == UNFAIR else why})"
+                for why, n in counts.items()))
+    return {"ratio_note": "; ".join(said)}
+
+
+def unfair_text(items: pd.DataFrame) -> str:
+    """`unfair: 3 of 10 connections unserved`: the finding an unfair item's response times leave."""
+    unfair = items[items["latency_validity"] == UNFAIR]
+    counts = ", ".join(f"{u:.0f} of {t:.0f}" for u, t in zip(unfair["unserved"], unfair["threads"]) if pd.notna(u))
+    return f"unfair: {counts or 'some'} connections unserved"
 
 
 def wide(agg: pd.DataFrame, sig: pd.DataFrame, api: str, metric: str) -> pd.DataFrame:
-    """One row per case: each framework's mean, interval, n and flagged count, then the test."""
+    """One row per case: each framework's mean, interval, n, flagged count and whether the mean is a
+    bound, then the test."""
     part = agg[(agg["api"] == api) & (agg["metric"] == metric)]
     table = part[CASE_COLUMNS].drop_duplicates().sort_values("case").reset_index(drop=True)
     for framework in ordered_frameworks(part["framework"]):
         mine = part[part["framework"] == framework].set_index("case")
-        for field in ("mean", "ci_low", "ci_high", "n", "flagged"):
+        for field in ("mean", "ci_low", "ci_high", "n", "flagged", "bound"):
             table[f"{framework}_{field}"] = table["case"].map(mine[field])
     tests = sig[(sig["api"] == api) & (sig["metric"] == metric)].set_index("case")
     for field in ("test", "p", "result"):

@@ -10,8 +10,11 @@ import statistics
 
 import pandas as pd
 import pytest
+from scipy import stats
 
+from analysis import answer, verdicts
 from analysis.conftest import FIXTURE_RESULTS, HAND_RUN
+from analysis.load import load_run
 from analysis.report import write_report
 
 PAIRED_RUN = "20250601-120000-quick"
@@ -59,7 +62,8 @@ def test_answer_csv_carries_six_metrics_per_cell_with_the_load_flags(report):
     assert list(answers.columns) == [
         "api", "case", "requests", "rows", "joins", "metric", "ratio", "ratio_low", "ratio_high", "p",
         "significant", "judged", "pairs", "load_flags", "comparison", "note",
-        "numerator", "denominator", "numerator_n", "denominator_n", "bound", "q", "test", "stopping"]
+        "numerator", "denominator", "numerator_n", "denominator_n", "bound", "q", "test", "stopping",
+        "rounds_needed"]
     assert len(answers) == 2 * 3 * 6
     assert set(zip(answers["numerator"], answers["denominator"])) == {("aspnet", "express")}
     assert not any(c.startswith(("aspnet", "express")) for c in answers.columns)  # named by role
@@ -137,8 +141,12 @@ def test_no_claim_is_inconclusive_for_lack_of_rounds(report):
     assert (verdicts["cannot_be_judged"] == 0).all() and set(verdicts["rounds"].dropna().astype(str)) <= {"2", "3", "2-3"}
     row = verdicts.set_index("claim").loc["rest-cpu-aspnet-higher"]
     # "much higher": above 1.1 by TOST's 90 % interval; case 7's [0.98, 1.09] lies below it
-    assert row["verdict"] == "inconclusive" and row["explanation"].startswith(
-        "1 oppose, 2 straddles a bound; opposite: case 7 (A/E 1.03 [0.98, 1.09])")
+    # The run has 3 of the 18 cases: inconclusive whatever they say, and it says what they say.
+    assert row["verdict"] == "inconclusive" and row["explanation"] == (
+        "judged on 3 of 18 cells; not judged: cases 2-6, 8-17 (not in this run); of the judged cells: "
+        "1 oppose, 2 straddles a bound; opposite: case 7 (A/E 1.03 [0.98, 1.09]); across a bound: "
+        "case 1 (A/E 1.11 [0.93, 1.32]), case 18 (A/E 1.09 [1.01, 1.17])")
+    assert row["rounds_needed"] == "a run of its whole scope: 15 cells not in this run"
     cells = pd.read_csv(report / "tables" / "claim_cells.csv")
     assert set(cells[cells["claim"] == "rest-cpu-aspnet-higher"]["case"]) == {1, 7, 18}
 
@@ -173,6 +181,28 @@ def test_significance_reads_q_the_p_adjusted_over_the_report_and_answer_csv_name
     assert set(framework["test"]) == {"paired t on log ratios"}
     # This fixture predates the extra rounds: no cell has a stopping state.
     assert answers["stopping"].isna().all()
+
+
+def test_after_extra_rounds_every_interval_is_the_wider_one_the_rule_judged(tmp_path, report):
+    results = tmp_path / "results"
+    shutil.copytree(FIXTURE_RESULTS / PAIRED_RUN, results / PAIRED_RUN)
+    manifest_path = results / PAIRED_RUN / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["sequential"] = {"budget_s": 2280, "target": 0.1, "rounds": [], "states": []}
+    manifest_path.write_text(json.dumps(manifest))
+    run = load_run(results / PAIRED_RUN)
+    widened = answer.answer(run, verdicts.report_cells(run)).set_index(["api", "case", "metric"]).loc[
+        ("graphql", 1, "p99_ms")]
+    values = summary_values("graphql", 1, "p99_ms")
+    d = [math.log(values["aspnet"][r] / values["express"][r]) for r in (1, 2, 3)]
+    half = stats.t.ppf(0.9875, 2) * statistics.stdev(d) / math.sqrt(3)  # the plain 97.5 % interval
+    assert math.isclose(widened["ratio_high"], math.exp(statistics.mean(d) + half))
+    assert widened["ratio_high"] > answer_row(report, "graphql", 1, "p99_ms")["ratio_high"]
+    # What would settle it is asked of a run with its rounds fixed in advance: the plain interval.
+    n = 4
+    while stats.t.ppf(0.975, n - 1) * statistics.stdev(d) / math.sqrt(n) >= math.log(1.1):
+        n += 1
+    assert widened["rounds_needed"] == str(n) == "14"
 
 
 def test_each_cell_carries_its_state_when_the_extra_rounds_ended(tmp_path):

@@ -89,22 +89,47 @@ def test_direction_follows_the_significance_flag_not_the_interval():
 def test_one_iteration_cannot_be_judged_and_says_why():
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {c: ONE_ITERATION for c in (14, 15, 17, 18)}))
     assert v.verdict == INCONCLUSIVE and v.counts[UNJUDGED] == 4
-    assert v.explanation == "cannot be judged: n=1 iteration"
+    assert v.explanation == "judged on 0 of 4 cells; not judged: cases 14-15, 17-18 (n=1 iteration)"
 
 
-def test_missing_cases_are_listed():
+def test_a_claim_is_decided_only_on_its_whole_scope():
+    # Every cell there agrees: reproduced. Two cells the run lacks, and the same two agreeing cells
+    # leave it open: the missing ones might have opposed it.
+    assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {c: SLOWER for c in (14, 15, 17, 18)})).verdict == REPRODUCED
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: SLOWER, 15: SLOWER}))
-    assert v.verdict == REPRODUCED
+    assert v.verdict == INCONCLUSIVE
     assert v.missing == (("graphql", 17, "mean_ms"), ("graphql", 18, "mean_ms"))
-    assert "judged on 2 of 4 cells" in v.explanation and "case 17, 18" in v.explanation
+    assert v.explanation == ("judged on 2 of 4 cells; not judged: cases 17-18 (not in this run); "
+                             "of the judged cells: agree in 2 of 2 cells")
+    # ... as do cells not opposing at all, however many oppose: half of the scope is not all of it.
+    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: FASTER, 15: FASTER, 17: ONE_ITERATION}))
+    assert v.verdict == INCONCLUSIVE and v.explanation.startswith("judged on 2 of 4 cells")
+
+
+def test_each_cell_not_judged_says_why():
+    gone = {("graphql", 17): "no usable round: ASP.NET Core invalid in 2 of 2 rounds (steady_state 2x)"}
+    bound = cells(EXPRESS_LOWER, {15: SLOWER}).assign(
+        judged=False, bound="both", ratio_low=None, ratio_high=None, ratio_note="bound: both arms load-generator bound")
+    rows = pd.concat([cells(EXPRESS_LOWER, {14: SLOWER}), bound], ignore_index=True)
+    v = judge(EXPRESS_LOWER, rows, gone)
+    assert v.verdict == INCONCLUSIVE and dict(v.not_judged) == {
+        ("graphql", 17, "mean_ms"): gone[("graphql", 17)], ("graphql", 18, "mean_ms"): "not in this run",
+        ("graphql", 15, "mean_ms"): "bound: both arms load-generator bound"}
+    assert v.explanation.startswith(
+        "judged on 1 of 4 cells; not judged: case 17 (no usable round: ASP.NET Core invalid in 2 of 2 rounds "
+        "(steady_state 2x)); case 18 (not in this run); case 15 (bound: both arms load-generator bound)")
+    table = verdict_table([v], {EXPRESS_LOWER.id: study_check.checks([EXPRESS_LOWER], load_study())[EXPRESS_LOWER.id]})
+    assert table.iloc[0][["scope_cells", "judged_cells", "missing_cells"]].tolist() == [4, 1, 2]
 
 
 def test_no_cells_is_inconclusive_and_names_the_framework_without_data():
     none = cells(EXPRESS_LOWER, {1: SLOWER})
     v = judge(EXPRESS_LOWER, none)
-    assert v.verdict == INCONCLUSIVE and "none of the claim's cases" in v.explanation
-    v = judge(EXPRESS_LOWER, none.iloc[0:0], {"graphql": ["ASP.NET Core"], "rest": []})
-    assert v.explanation == "ASP.NET Core has no ok GraphQL iteration in this run"
+    assert v.verdict == INCONCLUSIVE and v.explanation == \
+        "judged on 0 of 4 cells; not judged: cases 14-15, 17-18 (not in this run)"
+    lacking = "ASP.NET Core has no ok GraphQL iteration of it"
+    v = judge(EXPRESS_LOWER, none.iloc[0:0], {("graphql", c): lacking for c in (14, 15, 17, 18)})
+    assert v.explanation.endswith(f"cases 14-15, 17-18 ({lacking})")
 
 
 def test_other_api_does_not_count():
@@ -198,8 +223,8 @@ def test_peak_is_judged_on_the_largest_ratio():
     v = judge(claim, cells(claim, {1: small, 2: small, 3: wide, 4: peak}))
     assert v.verdict == INCONCLUSIVE and "across a bound" in v.explanation
     assert judge(claim, cells(claim, {c: small for c in (1, 2, 3, 4)})).verdict == NOT_REPRODUCED
-    v = judge(claim, cells(claim, {1: peak, 2: ONE_ITERATION}))
-    assert v.verdict == INCONCLUSIVE and "1 of 2 cells have none (n=1 iteration)" in v.explanation
+    v = judge(claim, cells(claim, {1: peak, 2: ONE_ITERATION, 3: small, 4: small}))
+    assert v.verdict == INCONCLUSIVE and "not judged: case 2 (n=1 iteration)" in v.explanation
 
 
 def test_the_peak_reads_simultaneous_intervals_that_widen_with_the_cells():
@@ -207,7 +232,7 @@ def test_the_peak_reads_simultaneous_intervals_that_widen_with_the_cells():
     lies in [largest lower end, largest upper end] with each end wrong at most 5 %."""
     claim = crafted(roughly(3.6, "up to 3.6x"), PEAK)
     peak = (3.6, 3.3, 3.93, True)
-    alone = judge(claim, cells(claim, {4: peak}))
+    alone = judge(crafted(roughly(3.6, "up to 3.6x"), PEAK, cases=(4,)), cells(claim, {4: peak}))
     one = alone.part.iloc[0]
     se = log_se(3.3, 3.93)
     t = scipy_stats.t.ppf(0.95, DF)          # one cell: the TOST interval
@@ -239,7 +264,7 @@ def test_an_interaction_compares_the_ratio_of_two_cells():
 
 
 def test_where_express_peaks_is_judged_on_that_cell_alone():
-    claim = crafted(roughly(3.3, "3.3x"), AT_EXPRESS_PEAK)
+    claim = crafted(roughly(3.3, "3.3x"), AT_EXPRESS_PEAK, cases=(1, 2))
     rows = cells(claim, {1: (2.0, 1.9, 2.1, True), 2: (3.3, 3.2, 3.4, True)})
     v = judge(claim, rows.assign(express_mean=[100.0, 200.0]))
     assert v.verdict == REPRODUCED and v.explanation.startswith("Express.js peaks in case 2: A/E 3.30")

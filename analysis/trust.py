@@ -88,9 +88,10 @@ def section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Pa
              "steady throughput, no errors, the load generator below its ceiling and keeping the "
              "connections busy, and no other work on the machine; its response times need that and "
              "Little's law within 10 % and every connection served. Valid items are used; bound ones "
-             "(the load generator set the rate) are used with their throughput shown as a bound (≥ or "
-             "≤); invalid ones are never used, and a cell left without usable rounds says \"not "
-             "measurable here\" and what would measure it. " + counts_text(run))
+             "(the load generator set the rate) are used with their throughput and response times shown "
+             "as bounds (≥ or ≤) and their CPU and memory left out; invalid ones are never used, and a "
+             "cell left without usable rounds says \"not measurable here\" and what would measure it. "
+             + counts_text(run))
     unfair = unfair_text(run)
     if unfair:
         doc.para(unfair)

@@ -1,19 +1,33 @@
-"""Which items the analysis may use, from the checks every item of a schema-3 run carries
-(collect/validity.py, collect/README.md "Validity"), and what a cell that has none can say.
+"""Which items the analysis may use, and for which metric, from the checks every item of a checked
+run carries (collect/validity.py, collect/README.md "Validity"), and what a cell that has none can
+say.
 
-An item is `valid`, `bound` (the load generator set its throughput: a lower bound of the app's) or
-`invalid` (never judged). Only valid and bound items feed the answer, the verdicts and the study's
-tables. Runs before the checks have none: every ok item counts, as it always did.
+An item's throughput is `valid`, `bound` (the load generator set it: a lower bound of the app's) or
+`invalid` (never used); its CPU per request and every other figure of its window share that verdict.
+Its response times have their own (`latency_validity`, schema 4; earlier runs: the same verdict):
+`valid`, `bound`, `unfair` (the server left some connections unserved for the whole window: its
+response times describe only the connections it served) or `invalid`. Only items whose throughput is
+valid or bound feed the answer, the verdicts and the study's tables, and each metric only where its
+own verdict allows (metric_state): a valid value is an estimate; a bound item's throughput and
+response times are lower bounds of the server's (it could have served more, and with every thread
+in the server each request would have waited at least as long), shown as such and never judged; its
+CPU per request, CPU and memory are left out, since which way the load generator moved them is not
+known. Runs before the checks have none: every ok item counts, as it always did.
 """
 import re
 
 import pandas as pd
 
+from analysis.claims import MAX, MIN
 from analysis.load import Run
 from analysis.paired import is_paired
 
-VALID, BOUND, INVALID = "valid", "bound", "invalid"
+VALID, BOUND, INVALID, UNFAIR = "valid", "bound", "invalid", "unfair"
 USABLE = (VALID, BOUND)
+# The metrics the response times' own verdict judges; every other one shares the throughput's.
+RESPONSE_TIMES = ("mean_ms", "min_ms", "max_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", MIN, MAX)
+# What a bound item bounds from below (the server's true value is at least the measured one).
+LOWER_BOUNDED = ("throughput_rps", "samples", *RESPONSE_TIMES)
 # The figures a verdict of valid or bound rests on: without them the check was never computed, so
 # the item cannot have passed it.
 NEEDED = ("window_s", "threads", "completed_threads", "littles_ratio")
@@ -32,13 +46,14 @@ FIXES = {
 
 
 def judged(run: Run) -> pd.DataFrame:
-    """The ok items, each with its `validity` as the analysis reads it and its `reasons`: as
-    summary.csv recorded them, except that an item of a checked run with no verdict, or a usable
-    verdict without the figures behind it, is invalid with that reason. Unchecked runs: validity ""."""
+    """The ok items, each with its `validity` as the analysis reads it and its `reasons`, and its
+    response times' `latency_validity` and `latency_reasons`: as summary.csv recorded them, except
+    that an item of a checked run with no verdict, or a usable verdict without the figures behind
+    it, is invalid with that reason in every metric. Unchecked runs: every verdict ""."""
     ok = run.summary[run.summary["status"] == "ok"].copy()
     if not run.checked:
-        return ok.assign(validity="", reasons="")
-    verdicts, reasons = [], []
+        return ok.assign(validity="", reasons="", latency_validity="", latency_reasons="")
+    verdicts, reasons, latency, latency_reasons = [], [], [], []
     for _, row in ok.iterrows():
         missing = [f for f in NEEDED if pd.isna(row[f])]
         if row["validity"] not in (*USABLE, INVALID):
@@ -48,11 +63,34 @@ def judged(run: Run) -> pd.DataFrame:
             reasons.append(f"validity: {', '.join(missing)} not recorded, so the checks cannot be computed")
         else:
             verdicts.append(row["validity"]), reasons.append(row["validity_reasons"] or "")
-    return ok.assign(validity=verdicts, reasons=reasons)
+        if verdicts[-1] == INVALID:
+            latency.append(INVALID), latency_reasons.append(reasons[-1])
+        elif row["latency_validity"] not in (*USABLE, UNFAIR, INVALID):
+            latency.append(INVALID), latency_reasons.append("latency_validity: not recorded for this item")
+        else:
+            latency.append(row["latency_validity"]), latency_reasons.append(row["latency_reasons"] or "")
+    return ok.assign(validity=verdicts, reasons=reasons, latency_validity=latency, latency_reasons=latency_reasons)
+
+
+def metric_state(items: pd.DataFrame, metric: str) -> pd.Series:
+    """Per item (judged's rows), how `metric` may be used: VALID (an estimate), BOUND (a lower
+    bound of the server's value) or "" (left out)."""
+    state = items["latency_validity" if metric in RESPONSE_TIMES else "validity"]
+    return state.map(lambda s: VALID if s in ("", VALID) else
+                     BOUND if s == BOUND and metric in LOWER_BOUNDED else "")
+
+
+def left_out(items: pd.DataFrame, metric: str) -> dict[str, int]:
+    """Of the usable items, how many leave `metric` out, by why: "bound" (a figure a bound item
+    cannot bound), "unfair", or "invalid" (the response times' own checks failed)."""
+    state = items["latency_validity" if metric in RESPONSE_TIMES else "validity"]
+    out = metric_state(items, metric) == ""
+    return {why: int(n) for why, n in state[out].value_counts().items() if n}
 
 
 def usable(run: Run) -> pd.DataFrame:
-    """The items analysis uses: ok, and valid or bound where the run checked them."""
+    """The items analysis uses: ok, and with a valid or bound throughput where the run checked them
+    (each metric then by metric_state)."""
     items = judged(run)
     return items[items["validity"].isin(("", *USABLE))].drop(columns="reasons")
 
@@ -104,24 +142,10 @@ def unmeasurable(run: Run, arms: tuple[str, str]) -> pd.DataFrame:
 
 
 def bound_direction(numerator_bound: bool, denominator_bound: bool) -> str:
-    """How a throughput ratio numerator / denominator reads when an arm's was a lower bound: the
-    bound arm can only be faster than measured, so the ratio can only be larger (numerator bound),
-    smaller (denominator bound), or anything (both)."""
+    """How a ratio numerator / denominator of a LOWER_BOUNDED metric reads when an arm's value was
+    a lower bound: that arm's true value is at least the measured one (more throughput, longer
+    response times), so the ratio can only be larger (numerator bound), smaller (denominator
+    bound), or anything (both)."""
     if numerator_bound and denominator_bound:
         return "both"
     return ">=" if numerator_bound else "<=" if denominator_bound else ""
-
-
-def bounds(run: Run, arms: tuple[str, str]) -> pd.DataFrame:
-    """Per api and case: `bound` (bound_direction) over the items the ratio uses (in a paired run
-    the rounds where both arms are usable)."""
-    items = usable(run)
-    records = []
-    for (api, case), cell in items[items["framework"].isin(arms)].groupby(["api", "case"]):
-        a, b = (cell[cell["framework"] == arm] for arm in arms)
-        if is_paired(run.manifest):
-            both = set(a["iteration"]) & set(b["iteration"])
-            a, b = a[a["iteration"].isin(both)], b[b["iteration"].isin(both)]
-        records.append({"api": api, "case": case, "bound": bound_direction(
-            (a["validity"] == BOUND).any(), (b["validity"] == BOUND).any())})
-    return pd.DataFrame.from_records(records, columns=["api", "case", "bound"])

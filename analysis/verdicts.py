@@ -25,10 +25,15 @@ Per cell, by the claim's type (the test used is named in claim_cells.csv):
 Per claim:
 - cannot be judged here: the claim needs what this testbed lacks (more cores than the run's
   machine had, or a protocol it does not run); it says what, and is never "not reproduced".
+- its whole scope first: a claim is reproduced or not reproduced only when every cell of its scope
+  was judged. Otherwise it is inconclusive, "judged on k of n cells", with each cell that was not
+  and why (analysis.scope: not in this run, no usable round and which checks failed, a bound, no
+  interval), then what the judged cells say: the validity checks could otherwise remove exactly the
+  cells that would oppose a claim, and a claim about every case would be "reproduced" on one.
 - share "all": reproduced when every cell agrees (an intersection-union test: no adjustment is
   needed, and the claim's p is its largest cell p); "most": when more than half of them agree;
   not reproduced when at least half oppose (NOT_REPRODUCED_SHARE; a single opposite cell among
-  many can be a chance result); inconclusive otherwise, including when no cell is in the run.
+  many can be a chance result); inconclusive otherwise.
 - share "peak": judged on the largest true ratio of the k cells, through simultaneous intervals:
   each cell's at 1 - 2 alpha / k (Bonferroni), and the peak's interval from the largest lower end
   to the largest upper end. If every cell's interval holds its true ratio, the largest true ratio
@@ -49,7 +54,7 @@ from scipy import stats
 
 from analysis.claims import ALL, ASPNET, AT_EXPRESS_PEAK, EXPRESS, MAX, MIN, PEAK, Claim, Direction, \
     Interaction, Unjudgeable
-from analysis import extremes, tables
+from analysis import extremes, scope, tables
 from analysis.answer import METRICS_ANSWERED
 from analysis.load import Run
 from analysis.metrics import METRICS, STUDY_TABLES
@@ -129,10 +134,15 @@ class Verdict:
     explanation: str
     cores: int | None = None   # the run's machine's
     part: pd.DataFrame | None = None  # the claim's cells with their outcomes
+    not_judged: tuple = ()     # ((api, case, metric), why) for every cell of the scope that was not judged
 
     @property
     def cells(self) -> int:
         return sum(self.counts.values())
+
+    @property
+    def scope(self) -> int:
+        return len(cell_keys(self.claim))
 
 
 def column(cells: pd.DataFrame, name: str) -> pd.Series:
@@ -152,7 +162,7 @@ def interaction_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
             records.append({"api": api, "case": case, "metric": metric, "versus": f"{API_NAMES[v_api]} case {v_case}"
                             if v_api != api else f"case {v_case}", **ratio_over(a, b)})
     columns = ["api", "case", "metric", "versus", "ratio", "ratio_low", "ratio_high", "log_se", "df", "p",
-               "pairs", "ratio_note", "judged", "significant"]
+               "pairs", "ratio_note", "judged", "significant", "spread"]
     return pd.DataFrame.from_records(records, columns=columns)
 
 
@@ -161,15 +171,20 @@ def ratio_over(a: pd.Series, b: pd.Series) -> dict:
     pairs = min(x for x in (a.get("pairs"), b.get("pairs")) if known(x)) if \
         known(a.get("pairs")) and known(b.get("pairs")) else None
     if not all(known(x.get(k)) for x in (a, b) for k in ("log_se", "df")) or math.isnan(value):
+        why = "; ".join(f"{'the first' if x is a else 'the second'} cell: {scope.why_not(x, {})}" for x in (a, b)
+                        if not (known(x.get("log_se")) and known(x.get("df"))))
         return {"ratio": value, "ratio_low": None, "ratio_high": None, "log_se": None, "df": None, "p": None,
-                "pairs": pairs, "ratio_note": "a cell without an interval", "judged": False, "significant": False}
+                "pairs": pairs, "ratio_note": why or "a ratio that is not positive", "judged": False,
+                "significant": False}
     va, vb = a["log_se"] ** 2, b["log_se"] ** 2
     log_se = math.sqrt(va + vb)
+    spread = math.hypot(a["spread"], b["spread"]) if known(a.get("spread")) and known(b.get("spread")) else None
     df = (va + vb) ** 2 / (va ** 2 / a["df"] + vb ** 2 / b["df"]) if va + vb > 0 else math.inf
     low, high = interval_of(value, log_se, df, CONFIDENCE)
     p = float(2 * stats.t.sf(abs(math.log(value)) / log_se, df)) if log_se > 0 else None
     return {"ratio": value, "ratio_low": low, "ratio_high": high, "log_se": log_se, "df": df, "p": p,
-            "pairs": pairs, "ratio_note": "", "judged": p is not None, "significant": p is not None and p < ALPHA}
+            "pairs": pairs, "ratio_note": "", "judged": p is not None, "significant": p is not None and p < ALPHA,
+            "spread": spread}
 
 
 def claim_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
@@ -221,21 +236,10 @@ def listed(claim: Claim, part: pd.DataFrame, limit: int = 8) -> str:
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def nothing_to_judge(claim: Claim, unmeasured: dict) -> str:
-    lacking = [f"{' and '.join(unmeasured[api])} has no ok {API_NAMES[api]} iteration in this run"
-               for api in claim.apis if unmeasured.get(api)]
-    return "; ".join(lacking) if lacking else \
-        "none of the claim's cases is in this run with both frameworks measured"
-
-
 def judge_peak(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:
-    bounded = part[part["test_low"].map(known) & part["test_high"].map(known)]
-    if len(bounded) < len(part):
-        notes = sorted(set(part.loc[~part.index.isin(bounded.index), "ratio_note"].dropna()) - {""})
-        return INCONCLUSIVE, (f"the largest ratio needs every cell's interval; {len(part) - len(bounded)} "
-                              f"of {len(part)} cells have none" + (f" ({', '.join(notes)})" if notes else ""))
-    low, high = bounded["test_low"].max(), bounded["test_high"].max()
-    top = bounded.loc[bounded["ratio"].idxmax()]
+    """part: judged cells, each with its simultaneous interval."""
+    low, high = part["test_low"].max(), part["test_high"].max()
+    top = part.loc[part["ratio"].idxmax()]
     outcome = band_outcome(claim.test.band(), low, high)
     verdict = {AGREE: REPRODUCED, OPPOSE: NOT_REPRODUCED, STRADDLES: INCONCLUSIVE}[outcome]
     where = {AGREE: "inside", OPPOSE: "outside", STRADDLES: "across a bound of"}[outcome]
@@ -256,21 +260,24 @@ def judge_at_express_peak(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:
                      f"A/E {top['ratio']:.2f}{where}, {outcome}")
 
 
+def share_verdict(share: str, agree: int, oppose: int, total: int) -> str:
+    """What the counts of agreeing and opposing cells make of an "all" or "most" claim."""
+    if oppose >= NOT_REPRODUCED_SHARE * total:
+        return NOT_REPRODUCED
+    return REPRODUCED if agree >= (total if share == ALL else total // 2 + 1) else INCONCLUSIVE
+
+
 def judge_share(claim: Claim, part: pd.DataFrame, counts: dict) -> tuple[str, str]:
     total, agree, oppose = len(part), counts[AGREE], counts[OPPOSE]
     tally = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
-    against = part[part["outcome"] == OPPOSE]
-    if oppose >= NOT_REPRODUCED_SHARE * total:
-        return NOT_REPRODUCED, f"opposite in {oppose} of {total} cells: {listed(claim, against)}"
-    needed = total if claim.share == ALL else total // 2 + 1
-    if agree >= needed:
-        return REPRODUCED, f"agree in {agree} of {total} cells" + (f" ({tally})" if agree < total else "")
-    if counts[UNJUDGED] == total:
-        notes = sorted(set(part["ratio_note"].dropna()) - {""})
-        return INCONCLUSIVE, "cannot be judged" + (f": {', '.join(notes)}" if notes else "")
+    verdict = share_verdict(claim.share, agree, oppose, total)
+    if verdict == NOT_REPRODUCED:
+        return verdict, f"opposite in {oppose} of {total} cells: {listed(claim, part[part['outcome'] == OPPOSE])}"
+    if verdict == REPRODUCED:
+        return verdict, f"agree in {agree} of {total} cells" + (f" ({tally})" if agree < total else "")
     # Mixed or not significant: name the cells that kept the claim from agreeing, so a reader can
     # see whether it missed by one cell or by all of them.
-    return INCONCLUSIVE, "; ".join([tally] + [
+    return verdict, "; ".join([tally] + [
         f"{SHORT.get(outcome, outcome)}: {listed(claim, part[part['outcome'] == outcome])}"
         for outcome in OUTCOMES if outcome != AGREE and counts[outcome]])
 
@@ -291,7 +298,10 @@ def cell_keys(claim: Claim) -> list[tuple]:
     return [(api, case, metric) for api in claim.apis for case in claim.cases for metric in claim.metrics]
 
 
-def judge(claim: Claim, cells: pd.DataFrame, unmeasured: dict | None = None, cores: int | None = None) -> Verdict:
+def judge(claim: Claim, cells: pd.DataFrame, gone: dict | None = None, cores: int | None = None) -> Verdict:
+    """`gone`: (api, case) -> why the run has no usable pair there (analysis.scope.absent); a case
+    it does not name and `cells` lacks was not in the run."""
+    gone = gone or {}
     part = claim_cells(claim, cells)
     present = set(zip(part["api"], part["case"], part["metric"]))
     missing = tuple(key for key in cell_keys(claim) if key not in present)
@@ -300,24 +310,74 @@ def judge(claim: Claim, cells: pd.DataFrame, unmeasured: dict | None = None, cor
     if needs:
         return Verdict(claim, CANNOT_JUDGE_HERE, {o: 0 for o in OUTCOMES}, (), f"{CANNOT_JUDGE_HERE}: needs {needs}",
                        cores, part.iloc[0:0])
+    unjudged = part[part["outcome"] == UNJUDGED]
+    not_judged = tuple([(key, missing_reason(claim, key, cells, gone)) for key in missing]
+                       + [((r["api"], r["case"], r["metric"]), scope.why_not(r, gone)) for _, r in unjudged.iterrows()])
+    verdict, why = judged_verdict(claim, part[part["outcome"] != UNJUDGED])
+    if not_judged:
+        total = len(cell_keys(claim))
+        why = (f"judged on {total - len(not_judged)} of {total} cells; not judged: {not_judged_text(claim, not_judged)}"
+               + (f"; of the judged cells: {why}" if len(not_judged) < total else ""))
+        verdict = INCONCLUSIVE
+    return Verdict(claim, verdict, counts, missing, why, cores, part, not_judged)
+
+
+def judged_verdict(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:
+    """The verdict and why on the judged cells alone (the claim's whole scope when none is missing)."""
     if part.empty:
-        verdict, why = INCONCLUSIVE, nothing_to_judge(claim, unmeasured or {})
-    elif claim.share == PEAK:
-        verdict, why = judge_peak(claim, part)
-    elif claim.share == AT_EXPRESS_PEAK:
-        verdict, why = judge_at_express_peak(claim, part)
-    else:
-        verdict, why = judge_share(claim, part, counts)
-    if missing and not part.empty:
-        absent = sorted({case for _, case, _ in missing})
-        why += (f"; judged on {len(part)} of {len(part) + len(missing)} cells (not in this run: case "
-                + ", ".join(map(str, absent)) + ")")
-    return Verdict(claim, verdict, counts, missing, why, cores, part)
+        return INCONCLUSIVE, "no cell judged"
+    if claim.share == PEAK:
+        return judge_peak(claim, part)
+    if claim.share == AT_EXPRESS_PEAK:
+        return judge_at_express_peak(claim, part)
+    return judge_share(claim, part, {outcome: int((part["outcome"] == outcome).sum()) for outcome in OUTCOMES})
 
 
-def verdicts(claims: list[Claim], cells: pd.DataFrame, unmeasured: dict | None = None,
+def missing_reason(claim: Claim, key: tuple, cells: pd.DataFrame, gone: dict) -> str:
+    """Why a cell of the scope is not among the run's cells (for an interaction, either of its two)."""
+    api, case, metric = key
+    if isinstance(claim.test, Interaction):
+        present = set(zip(cells["api"], cells["case"], cells["metric"]))
+        (_, (v_api, v_case)), = [pair for pair in claim.test.pairs if pair[0] == (api, case)]
+        if (api, case, metric) in present:
+            return f"its second cell, {API_NAMES[v_api]} case {v_case}: " + gone.get((v_api, v_case), scope.NOT_IN_RUN)
+    return gone.get((api, case), scope.NOT_IN_RUN)
+
+
+def not_judged_text(claim: Claim, not_judged: tuple) -> str:
+    """The cells not judged, grouped by why: `cases 2-6, 8 (not in this run); case 1 (bound: …)`."""
+    by_reason: dict[str, list[str]] = {}
+    for (api, case, metric), why in not_judged:
+        by_reason.setdefault(why, []).append(cell_name(claim, api, case, metric))
+    return "; ".join(f"{compact(names)} ({why})" for why, names in by_reason.items())
+
+
+def compact(names: list[str]) -> str:
+    """`REST case 2, REST case 3, REST case 5` -> `REST cases 2-3, 5`: cells that differ only in
+    their case, written once with the cases as ranges."""
+    groups: dict[str, list[int]] = {}
+    for name in names:
+        prefix, _, case = name.rpartition("case ")
+        groups.setdefault(prefix if case.isdigit() else name, []).append(int(case) if case.isdigit() else 0)
+    parts = []
+    for prefix, found in groups.items():
+        if found == [0]:
+            parts.append(prefix)
+            continue
+        runs = []
+        for case in sorted(set(found)):
+            if runs and case == runs[-1][1] + 1:
+                runs[-1][1] = case
+            else:
+                runs.append([case, case])
+        spans = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+        parts.append(f"{prefix}case{'s' if len(found) > 1 else ''} {spans}")
+    return ", ".join(parts)
+
+
+def verdicts(claims: list[Claim], cells: pd.DataFrame, gone: dict | None = None,
              cores: int | None = None) -> list[Verdict]:
-    return [judge(claim, cells, unmeasured, cores) for claim in claims]
+    return [judge(claim, cells, gone, cores) for claim in claims]
 
 
 CELL_COLUMNS = ["claim", "api", "case", "versus", "metric", "ratio", "ratio_low", "ratio_high", "test",
@@ -346,11 +406,12 @@ def largest(part: pd.DataFrame | None, name: str):
     return float(values.max()) if not values.empty else None
 
 
-def verdict_table(results: list[Verdict], checks: dict) -> pd.DataFrame:
+def verdict_table(results: list[Verdict], checks: dict, needed: dict | None = None) -> pd.DataFrame:
     """One row per claim; `checks` (claim id -> analysis.study_check.StudyCheck) adds the column
-    saying whether the study's own tables support the claim. `p_largest` is the largest p of the
-    claim's cells by its test (for an "all" claim, the claim's own p by the intersection-union
-    test), `q_largest` the same for q (direction claims)."""
+    saying whether the study's own tables support the claim, `needed` (claim id -> text,
+    analysis.open_questions) the rounds that would decide an inconclusive one. `p_largest` is the
+    largest p of the claim's cells by its test (for an "all" claim, the claim's own p by the
+    intersection-union test), `q_largest` the same for q (direction claims)."""
     return pd.DataFrame.from_records([{
         "claim": v.claim.id, "alternative_of": v.claim.alternative_of, "claim_tested": v.claim.summary,
         "study_words": v.claim.words, "study_lines": v.claim.cited, "apis": " ".join(v.claim.apis),
@@ -359,6 +420,9 @@ def verdict_table(results: list[Verdict], checks: dict) -> pd.DataFrame:
         "reading": v.claim.reading,
         "study_own_data": checks[v.claim.id].status, "study_own_data_detail": checks[v.claim.id].detail,
         "verdict": v.verdict, **{outcome.replace(" ", "_"): v.counts[outcome] for outcome in OUTCOMES},
-        "missing_cells": len(v.missing), "p_largest": largest(v.part, "test_p"),
+        "missing_cells": len(v.missing), "scope_cells": v.scope,
+        "judged_cells": 0 if v.verdict == CANNOT_JUDGE_HERE else v.scope - len(v.not_judged),
+        "not_judged": not_judged_text(v.claim, v.not_judged), "p_largest": largest(v.part, "test_p"),
         "q_largest": largest(v.part, "q") if isinstance(v.claim.test, Direction) else None,
-        "rounds": rounds_text(v.part), "cores": v.cores, "explanation": v.explanation} for v in results])
+        "rounds": rounds_text(v.part), "rounds_needed": (needed or {}).get(v.claim.id, ""), "cores": v.cores,
+        "explanation": v.explanation} for v in results])

@@ -17,11 +17,14 @@ def protocol(profile) -> dict:
     """The rule as the manifest records it before any extra round."""
     if not profile.budget_s:
         return {"rule": "none: the profile's rounds only", "budget_s": None}
-    return {"rule": "another round for every (API, case) whose paired 95 % interval of the "
-                    "throughput ratio (each arm against the first) is wider than ± target, over rounds "
-                    "that passed every validity check, while at least half of its rounds did; "
-                    "widest first, while the round fits in the budget (benchlib/stopping.py)",
+    return {"rule": "another round for every (API, case) whose throughput ratio (each arm against the "
+                    "first) has a 95 % interval, drawn as the report draws it after extra rounds, wider than "
+                    "± target, over the rounds the report's ratio uses (valid or bound; a bound one makes "
+                    "the ratio a bound, which no round settles), while at least half of its rounds were "
+                    "usable; settled on at least min_rounds usable rounds; widest first, while the round "
+                    "fits in the budget (benchlib/stopping.py)",
             "target": profile.target, "budget_s": profile.budget_s, "max_rounds": stopping.MAX_ROUNDS,
+            "min_rounds": stopping.MIN_ROUNDS, "interval_level": stopping.LEVEL,
             "budget_counts": "wall time from the run's creation to the end of the wrk passes",
             "rounds": []}
 
@@ -59,7 +62,7 @@ class Rounds:
         cells = stopping.next_round(states, max(0, int(left // per_cell)))
         sequential["states"] = [s.recorded() for s in states]
         if not cells:
-            sequential["stopped"] = "every cell settled, unmeasurable or capped" \
+            sequential["stopped"] = "every cell settled, unmeasurable (bound or invalid) or capped" \
                 if not any(s.state == stopping.MORE for s in states) else \
                 f"the budget: {max(0, left):.0f} s left, a cell's round takes about {per_cell:.0f} s"
             write_json(engine.dir / MANIFEST, engine.manifest)

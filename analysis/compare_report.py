@@ -1,0 +1,98 @@
+"""The page of `./testbed compare RUN_A RUN_B`: results/compare-<a>-<b>/ with index.html, report.md
+and compare.csv (analysis.compare's numbers), rebuilt whole each time, as a run's report is."""
+from pathlib import Path
+
+import pandas as pd
+
+from analysis import compare
+from analysis.answer import BOUND_TEXT, SIGNIFICANT
+from analysis.differing import differing, flat
+from analysis.load import Run, load_run
+from analysis.metrics import case_label
+from analysis.render import Doc, replace_dir, write
+from analysis.stats import ALPHA
+
+HEADINGS = {"throughput_rps": "Throughput B/A", "p95_ms": "p95 B/A", "app_cpu_ms_per_req": "App CPU per request B/A"}
+API_TITLES = {"rest": "REST", "graphql": "GraphQL"}
+
+
+def write_comparison(run_a: Path, run_b: Path, results_dir: Path) -> Path:
+    """Compare two runs (B over A) into results_dir/compare-<a>-<b>/; returns that folder. Raises
+    compare.NotComparable for runs of different data sets or without a shared cell."""
+    a, b = load_run(Path(run_a)), load_run(Path(run_b))
+    compare.check(a, b)
+    found = compare.cells(a, b)
+    return replace_dir(Path(results_dir) / f"compare-{a.run_id}-{b.run_id}", lambda out: build(a, b, found, out))
+
+
+def build(a: Run, b: Run, found: pd.DataFrame, out: Path) -> None:
+    out.mkdir(parents=True)
+    found.to_csv(out / "compare.csv", index=False)
+    doc = Doc(f"Run {b.run_id} against run {a.run_id}")
+    doc.para(f"Run B ({b.run_id}) over run A ({a.run_id}), per framework, API and case; both measured data set "
+             f"{compare.checksum(a)[:12]}…. Throughput above 1: B served more requests per second; p95 and CPU per "
+             "request below 1: B was faster or used less. Each interval is from the two runs' own rounds as "
+             "independent groups (the delta method on the log scale, Welch's degrees of freedom); "
+             f"{SIGNIFICANT} significant, q < {ALPHA} over this comparison's cells (Benjamini-Hochberg). A side "
+             "whose items were load-generator bound makes the ratio a bound (≥ or ≤), and a side its run's "
+             "checks left without a usable value says so; neither is judged (compare.csv has every figure).")
+    doc.para(" ".join(f"Run {name}: {machine_text(run)}." for name, run in (("A", a), ("B", b))))
+    arms = sorted({framework for framework, _, _ in compare.shared(a, b)})
+    lines = differing(recorded(a, arms), recorded(b, arms))
+    doc.para("What differs between the runs (A against B): " + "; ".join(lines) + "." if lines else
+             "Their recorded machines, versions and settings do not differ: a different ratio is the "
+             "measurement's own spread, or a change the manifests do not record.")
+    for api in [x for x in API_TITLES if x in set(found["api"])]:
+        doc.heading(2, API_TITLES[api])
+        doc.table(table(a, found[found["api"] == api]), f"{API_TITLES[api]}: run B / run A per framework and case, "
+                                                     f"95 % interval; {SIGNIFICANT} significant (q < {ALPHA})")
+    alone = [f"only in run {name}: " + ", ".join(f"{f} {API_TITLES[api]} case {case}" for f, api, case in sorted(keys))
+             for name, keys in (("A", compare.measured(a) - compare.measured(b)),
+                                ("B", compare.measured(b) - compare.measured(a))) if keys]
+    if alone:
+        doc.para("Not compared, " + "; ".join(alone) + ".")
+    write(doc, out)
+
+
+def machine_text(run: Run) -> str:
+    machine = run.manifest.get("machine", {})
+    profile = run.manifest.get("profile", "?")
+    return (f"{machine.get('cpu_model', '?')}, {run.cores} cores, kernel {machine.get('kernel', '?')}; profile "
+            f"{profile}, {run.summary['iteration'].nunique()} rounds")
+
+
+def recorded(run: Run, arms: list[str]) -> dict:
+    """What a run recorded about where and how it measured, flat: machine, versions, database,
+    settings (frameworks and cases included), pinning, and what the compared arms' processes loaded."""
+    m = run.manifest
+    return flat({"machine": m.get("machine", {}), "versions": {k: v for k, v in m.get("versions", {}).items()
+                                                               if isinstance(v, (str, int, float))},
+                 "database": {"version": (m.get("database") or {}).get("version")},
+                 "settings": {k: v for k, v in m.get("settings", {}).items() if k != "profile"},
+                 "profile": m.get("profile"), "pinning": {"applied": (m.get("pinning") or {}).get("applied")},
+                 "loaded": {arm: run.entry(arm).get("loaded", {}) for arm in arms}})
+
+
+def table(a: Run, rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per framework and case, a column per metric."""
+    shown = []
+    for (framework, case), cell in rows.groupby(["framework", "case"], sort=False):
+        by = cell.set_index("metric")
+        first = cell.iloc[0]
+        line = {"Framework": a.display_name(framework), "Case": case_label(case, first["requests"], first["rows"], first["joins"])}
+        line.update({HEADINGS[m]: ratio_text(by.loc[m]) for m in compare.METRICS if m in by.index})
+        line["Rounds A / B"] = f"{by.loc['throughput_rps', 'a_n']} / {by.loc['throughput_rps', 'b_n']}"
+        shown.append(line)
+    return pd.DataFrame(shown)
+
+
+def ratio_text(cell: pd.Series) -> str:
+    if pd.isna(cell["ratio"]):
+        return f"not judged: {cell['note']}"
+    if cell["bound"] == "both":
+        return f"not measurable: both runs load-generator bound (measured {cell['ratio']:.2f})"
+    if cell["bound"]:
+        return f"{BOUND_TEXT[cell['bound']]} {cell['ratio']:.2f} ({cell['note']})"
+    text = f"{cell['ratio']:.2f}" + (f" [{cell['ratio_low']:.2f}, {cell['ratio_high']:.2f}]"
+                                     if pd.notna(cell["ratio_low"]) else f" ({cell['note']})")
+    return text + (f" {SIGNIFICANT}" if cell["significant"] else "")

@@ -1,0 +1,157 @@
+"""What would close each open question of a report (DESIGN §7): the rounds that would decide an
+inconclusive claim at the spread this run saw (verdicts.csv `rounds_needed`, a column of the
+verdict table), and one line each under the answer and the verdicts.
+
+A claim every cell of whose scope was judged is projected cell by cell (analysis.rounds_needed):
+each undecided cell keeps its ratio and spread, and decides once its test's interval clears the
+nearest edge of the claim's band: the 95 % interval for a direction (its edge 1; the
+Benjamini-Hochberg adjustment is left out, so the number is a lower bound for such claims) or an
+interaction, TOST's 90 % interval for a band, each cell's simultaneous interval for a peak. The
+claim is decided at the fewest rounds at which its share rule, applied to the cells decided by
+then, says reproduced or not reproduced. If it never does (an "all" claim whose cells point both
+ways, a ratio on an edge), no number of rounds decides it at these ratios. A scope cell that is a
+bound, or had no usable round, or whose metric its verdict left out, is no question of rounds: no
+number of rounds on this machine; one the run did not measure needs a run of the claim's whole scope.
+"""
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis import scope
+from analysis.claims import AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Interaction
+from analysis.memory import NOTE as FRESH_PROCESS
+from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, count_text, rounds_to_clear
+from analysis.stats import ALPHA, known
+from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, Verdict, band_outcome, share_verdict
+
+NOT_DECIDED = "no number of rounds decides it at these ratios"
+# Why a scope cell was not judged, as analysis.scope words it, by what would change it.
+NO_SPREAD_NOTES = ("n=1", "the same ratio in every round")
+
+
+def for_verdicts(results: list[Verdict]) -> dict[str, str]:
+    """claim id -> rounds_needed, for every inconclusive verdict."""
+    return {v.claim.id: for_verdict(v) for v in results if v.verdict == INCONCLUSIVE}
+
+
+def for_verdict(v: Verdict) -> str:
+    reasons = [why for _, why in v.not_judged]
+    here = [why for why in reasons if why != scope.NOT_IN_RUN and not why.startswith(NO_SPREAD_NOTES)]
+    if here:
+        return f"{NO_ROUNDS}: " + ", ".join(f"{n} cell{'s' if n != 1 else ''} {kind}"
+                                            for kind, n in kinds(here).items())
+    if scope.NOT_IN_RUN in reasons:
+        return f"a run of its whole scope: {reasons.count(scope.NOT_IN_RUN)} cells not in this run"
+    if reasons:
+        return NO_SPREAD
+    part = v.part
+    if v.claim.share == PEAK:
+        return count_text(peak_rounds(v.claim, part))
+    if v.claim.share == AT_EXPRESS_PEAK:
+        means = part.get(f"{EXPRESS}_mean")
+        if means is None or means.isna().all():
+            return NOT_DECIDED
+        n, _ = cell_rounds(v.claim, part.loc[means.idxmax()])
+        return count_text(n)
+    decisions = [cell_rounds(v.claim, row) for _, row in part.iterrows()]
+    for n in sorted({n for n, _ in decisions if n is not None}):
+        decided = [outcome for m, outcome in decisions if m is not None and m <= n]
+        if share_verdict(v.claim.share, decided.count(AGREE), decided.count(OPPOSE), len(part)) != INCONCLUSIVE:
+            return str(n)
+    return NOT_DECIDED if all(n is not None for n, _ in decisions) else f"{NOT_DECIDED} (more than {MAX_ROUNDS})"
+
+
+def kinds(reasons: list[str]) -> dict[str, int]:
+    """How many scope cells each kind of obstacle holds."""
+    out: dict[str, int] = {}
+    for why in reasons:
+        kind = ("bound" if why.startswith("bound") else
+                "with no usable round" if why.startswith(scope.NO_USABLE_ROUND) else
+                "from one fresh process each" if why.startswith(FRESH_PROCESS) else
+                "left out by their verdict" if "left out" in why else
+                "without an ok iteration" if "has no ok" in why else why)
+        out[kind] = out.get(kind, 0) + 1
+    return out
+
+
+def rounds_now(row: pd.Series) -> int:
+    """The rounds a cell rests on: its pairs, or (unpaired) the smaller arm's iterations."""
+    if known(row.get("pairs")):
+        return int(row["pairs"])
+    counts = [row.get(c) for c in ("aspnet_n", "express_n") if known(row.get(c))]
+    return int(min(counts)) if counts else 0
+
+
+def cell_rounds(claim, row: pd.Series) -> tuple[int | None, str | None]:
+    """(the rounds at which the cell's test decides, the outcome it then has); None: never."""
+    now = rounds_now(row)
+    if row["outcome"] in (AGREE, OPPOSE):
+        return now, row["outcome"]
+    band = claim.test.band()
+    ratio, spread = row["ratio"], row.get("spread")
+    if not (ratio > 0 and known(spread)):
+        return None, None
+    outcome = band_outcome(band, ratio, ratio)
+    edges = [e for e in band if 0 < e < math.inf]
+    distance = min(abs(math.log(ratio / e)) for e in edges)
+    confidence = 0.95 if isinstance(claim.test, (Direction, Interaction)) else 1 - 2 * ALPHA
+    return rounds_to_clear(distance, float(spread), confidence, now + 1), outcome
+
+
+def peak_rounds(claim, part: pd.DataFrame) -> int | None:
+    """The fewest rounds at which the peak's simultaneous interval (each cell's at 1 - 2 alpha / k)
+    lies inside the band or wholly outside it, every cell keeping its ratio and spread."""
+    if not (part["ratio"] > 0).all() or not part["spread"].map(known).all():
+        return None
+    k, start = len(part), min(rounds_now(r) for _, r in part.iterrows()) + 1
+    n = np.arange(max(start, 2), MAX_ROUNDS + 1)
+    half = stats.t.ppf(1 - ALPHA / k, n - 1)[None, :] * part["spread"].to_numpy(dtype=float)[:, None] / np.sqrt(n)
+    centre = np.log(part["ratio"].to_numpy(dtype=float))[:, None]
+    low, high = (centre - half).max(axis=0), (centre + half).max(axis=0)
+    lower, upper = (math.log(e) if 0 < e < math.inf else (-math.inf if e == 0 else math.inf) for e in claim.test.band())
+    decided = ((low > lower) & (high < upper)) | (high <= lower) | (low >= upper)
+    return int(n[decided.argmax()]) if decided.any() else None
+
+
+def answer_line(answers: pd.DataFrame, width: float) -> str:
+    """One sentence under the answer: how many of its cells are still open, and what would close them."""
+    needed = answers["rounds_needed"].fillna("").astype(str)
+    counted = needed[needed.str.fullmatch(r"\d+")].astype(int)
+    more = int(needed.str.startswith("more than").sum())
+    parts = []
+    if len(counted) + more:
+        parts.append(f"{plural(len(counted) + more, 'cell')} with a 95 % interval wider than ±{width * 100:g} %"
+                     + (f" would need {counted.min()}-{counted.max()} rounds (median {counted.median():g}) at the "
+                        "spread this run saw" if len(counted) else "")
+                     + (f", {more} of them more than {MAX_ROUNDS}" if more else ""))
+    never = int(needed.str.startswith(NO_ROUNDS).sum())
+    if never:
+        parts.append(f"{plural(never, 'cell')} bound or left out, which no number of rounds on this machine decides")
+    unknown = int((needed == NO_SPREAD).sum())
+    if unknown:
+        parts.append(f"{plural(unknown, 'cell')} with one usable round, no spread yet")
+    if not parts:
+        return f"Every cell with an interval has it within ±{width * 100:g} %: nothing here needs more rounds."
+    return ("Still open: " + "; ".join(parts)
+            + " (tables/answer.csv, `rounds_needed`: rounds in all, fixed in advance with --iterations).")
+
+
+def verdict_line(needed: dict[str, str]) -> str:
+    """One sentence under the verdicts: what would decide the inconclusive ones (for_verdicts)."""
+    if not needed:
+        return "No verdict is inconclusive."
+    numbers = {c: int(t) for c, t in needed.items() if t.isdigit()}
+    kinds_ = {"no number of rounds on this machine (bound, invalid or left-out cells)": NO_ROUNDS,
+              "only a run of the claim's whole scope": "a run of its whole scope",
+              "no number of rounds at these ratios": NOT_DECIDED, "more rounds first, to see the spread": NO_SPREAD}
+    parts = ([f"{len(numbers)} by a number of rounds fixed in advance (the fewest {min(numbers.values())}, "
+              f"{min(numbers, key=numbers.get)})"] if numbers else []) + [
+        f"{n} by {words}" for words, prefix in kinds_.items() if (n := sum(t.startswith(prefix) for t in needed.values()))]
+    return (f"{plural(len(needed), 'verdict')} inconclusive. What would decide them at the spread this run saw (the "
+            "table's last column, verdicts.csv `rounds_needed`): " + "; ".join(parts) + ".")
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"

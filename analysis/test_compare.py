@@ -1,0 +1,149 @@
+"""`./testbed compare RUN_A RUN_B` on two runs of the checked smoke fixture with a known shift: run A
+the fixture with every item valid, run B the same rounds with ASP.NET Core's throughput x1.25 and
+p95 x0.8, one of Express.js's items bound and one of A's cells invalid, on another CPU and pinned;
+then runs that cannot be compared."""
+import csv
+import json
+import math
+import shutil
+import statistics
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy import stats
+
+from analysis import compare
+from analysis.compare_report import write_comparison
+from analysis.conftest import FIXTURE_RESULTS
+from analysis.load import load_run
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE = "20261125-063724-smoke"
+A, B = "20261126-100000-smoke", "20261126-110000-smoke"
+SHIFT = {"throughput_rps": 1.25, "p95_ms": 0.8}
+
+
+def copy_run(results: Path, name: str, change) -> Path:
+    """The fixture run as `name`, every item valid, then `change(row)` on each summary row."""
+    shutil.copytree(FIXTURE_RESULTS / SMOKE, results / name)
+    manifest = results / name / "manifest.json"
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "run_id": name}))
+    with open(results / name / "summary.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        row.update(validity="valid", validity_reasons="")
+        change(row)
+    with open(results / name / "summary.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return results / name
+
+
+def cell_of(row) -> tuple:
+    return row["framework"], row["api"], row["case"]
+
+
+def baseline(row) -> None:
+    if cell_of(row) == ("aspnet", "graphql", "13"):
+        row.update(validity="invalid", validity_reasons="steady_state: throughput changed +40 %")
+
+
+def shifted(row) -> None:
+    if row["framework"] == "aspnet":
+        for metric, factor in SHIFT.items():
+            row[metric] = str(float(row[metric]) * factor)
+    if cell_of(row) == ("express", "rest", "1") and row["iteration"] == "1":
+        row["validity"] = "bound"
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    results = tmp_path_factory.mktemp("compare") / "results"
+    copy_run(results, A, baseline)
+    manifest = copy_run(results, B, shifted) / "manifest.json"
+    recorded = json.loads(manifest.read_text())
+    recorded["machine"]["cpu_model"], recorded["settings"]["pin"] = "Intel(R) Core(TM) i5-4670K", True
+    manifest.write_text(json.dumps(recorded))
+    return results
+
+
+@pytest.fixture(scope="module")
+def found(results) -> pd.DataFrame:
+    return compare.cells(load_run(results / A), load_run(results / B)).set_index(["framework", "api", "case", "metric"])
+
+
+def values(results, run, framework, api, case, metric) -> list[float]:
+    with open(results / run / "summary.csv", newline="") as f:
+        return [float(r[metric]) for r in csv.DictReader(f) if cell_of(r) == (framework, api, str(case))]
+
+
+def test_the_known_shift_comes_back_with_its_interval(results, found):
+    for metric, factor in SHIFT.items():
+        cell = found.loc[("aspnet", "rest", 18, metric)]
+        a = values(results, A, "aspnet", "rest", 18, metric)
+        assert math.isclose(cell["ratio"], factor)
+        # Two rounds each; B's are A's times the factor, so both have A's coefficient of variation:
+        # the log standard error is √2 of one side's, on 2 (Welch) degrees of freedom.
+        log_se = math.sqrt(2 * statistics.variance(a) / (2 * statistics.mean(a) ** 2))
+        half = stats.t.ppf(0.975, 2) * log_se
+        assert math.isclose(cell["ratio_low"], factor * math.exp(-half))
+        assert math.isclose(cell["ratio_high"], factor * math.exp(half))
+        assert math.isclose(cell["p"], 2 * stats.t.sf(abs(math.log(factor)) / log_se, 2))
+    unchanged = found.loc[("express", "rest", 18, "throughput_rps")]
+    assert math.isclose(unchanged["ratio"], 1.0) and math.isclose(unchanged["p"], 1.0)
+
+
+def test_bound_and_invalid_sides_are_shown_as_such_and_not_judged(found):
+    bound = found.loc[("express", "rest", 1, "throughput_rps")]  # run B bound in round 1
+    assert (bound["b_state"], bound["bound"], bound["judged"]) == ("bound", ">=", False) and pd.isna(bound["q"])
+    # A bound item's CPU per request is left out: B's side rests on its other round alone.
+    cpu = found.loc[("express", "rest", 1, "app_cpu_ms_per_req")]
+    assert (cpu["b_state"], cpu["b_n"], cpu["a_n"], cpu["judged"]) == ("valid", 1, 2, False)
+    invalid = found.loc[("aspnet", "graphql", 13, "throughput_rps")]
+    assert invalid["a_state"] == "invalid" and pd.isna(invalid["ratio"]) and not invalid["judged"]
+    assert invalid["note"] == "run A: invalid (steady_state 2x)"
+    judged = found[found["judged"].astype(bool)]
+    assert judged["q"].notna().all() and len(judged) == len(found) - 6  # those three, and A's invalid cell
+    assert (judged["q"] >= judged["p"] - 1e-12).all()
+
+
+def compare_cli(results, *runs) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROOT / "testbed"), "compare", *runs, "--results-dir", str(results)],
+                          capture_output=True, text=True)
+
+
+def test_the_command_writes_a_page_and_a_csv_and_replaces_them(results, found):
+    done = compare_cli(results, A, B)
+    assert done.returncode == 0, done.stderr
+    out = results / f"compare-{A}-{B}"
+    assert done.stdout.strip() == f"comparison: {out / 'index.html'}"
+    assert len(pd.read_csv(out / "compare.csv")) == len(found)
+    text = (out / "report.md").read_text()
+    assert f"| ASP.NET Core | case 18: 500 users, 100 rows, join | 1.25 [" in text
+    assert "≥ " in text and "not judged: run A: invalid (steady_state 2x)" in text
+    assert ("What differs between the runs (A against B): machine.cpu_model: AMD EPYC against Intel(R) Core(TM) "
+            "i5-4670K; settings.pin: false against true.") in text
+    assert (out / "index.html").read_text().startswith("<!doctype")
+    (out / "marker").write_text("old")
+    assert write_comparison(results / A, results / B, results) == out and not (out / "marker").exists()
+    assert sorted(p.name for p in results.iterdir() if p.name.startswith((".compare", "compare"))) == [out.name]
+
+
+def test_runs_of_another_data_set_or_without_a_shared_cell_are_one_line_and_exit_2(results, tmp_path):
+    other = copy_run(tmp_path, "20261126-120000-smoke", lambda row: None)
+    manifest = json.loads((other / "manifest.json").read_text())
+    manifest["database"]["dataset"]["checksum"] = "0" * 64
+    (other / "manifest.json").write_text(json.dumps(manifest))
+    shutil.copytree(other, results / other.name)
+    done = compare_cli(results, A, other.name)
+    assert done.returncode == 2 and done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith("testbed: cannot compare: runs 20261126-100000-smoke and 20261126-120000-smoke "
+                                  "measured different data sets (checksum c34de5f42f51… against 000000000000…)")
+    fastify_only = load_run(FIXTURE_RESULTS / "20261125-083652-smoke")
+    with pytest.raises(compare.NotComparable, match="share no framework, API and case"):
+        compare.check(load_run(results / A), fastify_only)
+    with pytest.raises(compare.NotComparable, match="records no data set checksum"):
+        compare.check(load_run(results / A), load_run(FIXTURE_RESULTS / "20250601-120000-quick"))

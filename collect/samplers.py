@@ -7,8 +7,8 @@ competes with the run engine:
   each process, as `ps` would); the load generator's row sums it and the processes it starts
   (collect/wrk_batch.py's wrk); the testbed's own processes are rows too (`engine`, the run engine;
   `samplers`, both samplers with top and grep), and so is the whole machine from /proc/stat
-  (`machine`: user + nice + system time of every core; `steal`: the hypervisor's), so that what
-  else kept the machine busy can be told apart (collect/item_stats.py other_cpu_pct);
+  (`machine`: user, nice, system and interrupt time of every core; `steal`: the hypervisor's), so
+  that what else kept the machine busy can be told apart (collect/item_stats.py other_cpu_pct);
 - `top`: the study's `top -d 0.1 | grep --line-buffered` (Appendix B), by exact PID, parsed → top.csv.
 Both stamp rows with seconds since a shared t0 (wall clock), so their files line up.
 
@@ -117,11 +117,13 @@ class Tree:
 
 
 def machine_ticks() -> tuple[int, int]:
-    """(user + nice + system, steal) ticks of every core so far, from /proc/stat. Interrupt time
-    is left out: it is the network's work for the load itself (loopback), not another task's."""
+    """(user + nice + system + irq + softirq, steal) ticks of every core so far, from /proc/stat.
+    Interrupt time counts: this kernel charges it to the process it interrupted as well (measured
+    under wrk's load: user + system alone fell 39 % of a core short of the processes' sum, the
+    same as irq + softirq), so leaving it out would hide other work behind the load's own."""
     with open("/proc/stat") as f:
         fields = [int(v) for v in f.readline().split()[1:9]]
-    return fields[0] + fields[1] + fields[2], fields[7]
+    return sum(fields[0:3]) + fields[5] + fields[6], fields[7]
 
 
 def tree_for(role: str, pid: int) -> Tree:

@@ -45,7 +45,9 @@ def why_not(cell: pd.Series, gone: dict[tuple[str, int], str]) -> str:
     bound = cell.get("bound")
     if isinstance(bound, str) and bound:
         return cell["ratio_note"]
-    if cell.get("pairs") == 0 and (cell["api"], cell["case"]) in gone:
-        return gone[(cell["api"], cell["case"])]
+    # An interaction's cells come indexed by (api, case, metric), without those as fields.
+    where = (cell.get("api"), cell.get("case"))
+    if cell.get("pairs") == 0 and where in gone:
+        return gone[where]
     note = cell.get("ratio_note")
     return note if isinstance(note, str) and note else "no interval"

@@ -263,6 +263,16 @@ def test_an_interaction_compares_the_ratio_of_two_cells():
     assert "case 3 against case 1" in v.explanation
 
 
+def test_an_interaction_with_a_cell_of_no_usable_pair_says_why_instead_of_failing():
+    # The default run of 2026-11-26 met it: a cell with pairs == 0 and no interval, read by the
+    # interaction from cells indexed by (api, case, metric).
+    claim = Claim("rises", "rises more with rows", (Source((1, 1), "Abstract", "x"),), ("rest",), (1, 3),
+                  "3 against 1", ("mean_ms",), Interaction(((("rest", 3), ("rest", 1)),), "rises more"))
+    lone = cells(claim, {1: (0.8, 0.75, 0.85, True), 3: ONE_ITERATION}).assign(api="rest", pairs=[3, 0])
+    v = judge(claim, lone)
+    assert v.verdict == INCONCLUSIVE and "the first cell: n=1 iteration" in v.part.iloc[0]["ratio_note"]
+
+
 def test_where_express_peaks_is_judged_on_that_cell_alone():
     claim = crafted(roughly(3.3, "3.3x"), AT_EXPRESS_PEAK, cases=(1, 2))
     rows = cells(claim, {1: (2.0, 1.9, 2.1, True), 2: (3.3, 3.2, 3.4, True)})

@@ -66,9 +66,19 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def executable_name(pid: int) -> str | None:
+    """The file name of the program a process runs (`node` for .../bin/node)."""
+    try:
+        return Path(os.readlink(f"/proc/{pid}/exe")).name
+    except OSError:
+        return None
+
+
 def find_named(pid: int, name: str) -> int | None:
-    """`pid` itself if its command is `name`, else the first descendant that is."""
-    if command_name(pid) == name:
+    """`pid` itself if its command or its program is `name`, else the first descendant that is.
+    Both, because a runtime may rename its main thread, and with it the command: Node.js 24 calls
+    it `MainThread`, so a search by command alone waited out its timeout on every start."""
+    if name in (command_name(pid), executable_name(pid)):
         return pid
     for child in children(pid):
         found = find_named(child, name)

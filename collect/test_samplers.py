@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchlib.processes import wait_for_named
+from benchlib.processes import command_name, find_named, wait_for_named
 from collect import item_stats
 from collect.samplers import Samplers, parse_stat, parse_top_line, top_command
 
@@ -144,3 +144,19 @@ def test_work_the_run_did_not_start_shows_as_the_machine_s_other_cpu(processes, 
     table = rows(tmp_path / "proc.csv")
     assert {"machine", "steal", "samplers", "engine"} <= {r["role"] for r in table}
     assert item_stats.sampler_stats(tmp_path / "proc.csv")["other_cpu_pct"] > 50
+
+
+def test_a_process_whose_runtime_renamed_its_main_thread_is_found_by_its_program():
+    # Node.js 24 names its main thread `MainThread`, which /proc/<pid>/comm then shows.
+    renamed = subprocess.Popen([sys.executable, "-c", "open('/proc/self/comm', 'w').write('MainThread'); "
+                                "import time; time.sleep(30)"])
+    try:
+        program = Path(os.readlink(f"/proc/{renamed.pid}/exe")).name
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{renamed.pid}/comm").read_text().strip() != "MainThread" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert command_name(renamed.pid) == "MainThread"
+        assert find_named(renamed.pid, program) == renamed.pid
+    finally:
+        renamed.kill()
+        renamed.wait()

@@ -103,8 +103,8 @@ def ceiling_table(run: Run) -> pd.DataFrame | None:
     found, _ = run_table(run.dir / CEILING, CEILING_COLUMNS)
     if found is None or found.empty:
         return None
-    last = found.groupby(["loadgen", "when"])["attempt"].transform("max") == found["attempt"]
-    table = found[last].pivot_table(index=["loadgen", "threads"], columns="when", values="ceiling_rps").reset_index()
+    table = found.pivot_table(index=["loadgen", "threads"], columns="when", values="ceiling_rps",
+                              aggfunc="max").reset_index()
     return table.rename(columns={"loadgen": "Load generator", "threads": "Connections", "before": "Before the rounds (req/s)",
                                  "after": "After the rounds (req/s)"})
 
@@ -133,8 +133,8 @@ def section(doc, run: Run, tabs: Path) -> None:
     if ceilings is not None:
         ceilings.to_csv(tabs / "ceilings.csv", index=False)
         doc.table(ceilings.astype(object).where(ceilings.notna(), "–"),
-                  "Each load generator's ceiling against the cheapest answer (ceiling.csv: the last of the attempts "
-                  "that agreed before the rounds, and the check after them)")
+                  "Each load generator's ceiling against the cheapest answer (ceiling.csv: the most any attempt "
+                  "drove before the rounds, which every item is judged by, and the check after them)")
     split = cpu_split(run)
     if split.empty:
         doc.para("No item's throughput is valid, so no CPU split per request.")

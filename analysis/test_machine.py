@@ -41,3 +41,19 @@ def test_two_load_generators_agree_within_fifteen_percent_either_way():
     assert crosscheck.agree(1.50, 1.31) and crosscheck.agree(1.31, 1.50)
     assert not crosscheck.agree(1.50, 1.28) and not crosscheck.agree(1.28, 1.50)
     assert crosscheck.agree(None, 1.2) is None and crosscheck.agree(1.2, float("nan")) is None
+
+
+def test_the_ceiling_is_the_most_any_attempt_drove_in_the_table_and_in_the_items_figure(tmp_path):
+    from analysis import trust
+    from benchlib.results import CEILING_COLUMNS
+    measured = [("wrk", "before", 1, 100, 14909.0), ("wrk", "before", 2, 100, 18271.0), ("wrk", "before", 3, 100, 18243.0),
+                ("wrk", "after", 1, 100, 16002.0), ("jmeter", "before", 1, 100, 2204.0)]
+    pd.DataFrame([{**dict.fromkeys(CEILING_COLUMNS, ""), "loadgen": lg, "when": when, "attempt": attempt,
+                   "threads": threads, "ceiling_rps": rps} for lg, when, attempt, threads, rps in measured],
+                 columns=CEILING_COLUMNS).to_csv(tmp_path / "ceiling.csv", index=False)
+    run = Run(tmp_path, {"schema_version": 4, "loadgen": {"tool": "wrk"}}, pd.DataFrame(), 0)
+    table = machine.ceiling_table(run)
+    assert table.set_index("Load generator").loc["wrk", ["Before the rounds (req/s)", "After the rounds (req/s)"]].tolist() \
+        == [18271.0, 16002.0]
+    found, _ = trust.ceilings(run)
+    assert found.to_dict("records") == [{"threads": 100, "throughput_rps": 18271.0}]

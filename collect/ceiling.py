@@ -3,14 +3,17 @@ the load runs (its CPU set in the run's layout) against the cheapest answer an a
 (benchlib/plans.CEILING_PATH, which the router answers 404 without the database), with the
 generator's CPU set saturated: by the generator alone when it has cores of its own, by the generator
 and that cheap server together when they share the machine. An item needs more of the server per
-request and at least as much of the generator, so no item can exceed it.
+request and at least as much of the generator, so no item should exceed it.
 
-Measured before the first round, in attempts until two in a row agree within STABLE (a first attempt
-also warms the JIT of JMeter and the app; at most MAX_ATTEMPTS), and once more after the rounds (`when` = after), so a
-machine that changed during the run shows. Each attempt's rows go to the run's ceiling.csv (schema 4
-columns: the load generator, before or after, the attempt) and its files to `ceiling/NNN/`, numbered
-on and never reused, so an attempt cut short stays beside the one that redid it. Every item's `loadgen_bound` check
-(collect/validity.py) uses the last attempt before the rounds.
+Measured before the first round as one batch of ATTEMPTS attempts at every thread count, so that
+JMeter's JIT warms in the attempts before the last ones (a new JVM per attempt measured each one
+cold: its items, later in a warm JVM, then drove up to 2.4 times its ceiling), and once more after
+the rounds (`when` = after), so a machine that changed during the run shows. The ceiling at a
+thread count is the most any attempt drove, and it is stable when the last two attempts agree
+within STABLE. Each attempt's rows go to the run's ceiling.csv (schema 4 columns: the load
+generator, before or after, the attempt) and the batch's files to `ceiling/NNN/`, numbered on and
+never reused, so a batch cut short stays beside the one that redid it. Every item's
+`loadgen_bound` check (collect/validity.py) uses the ceiling before the rounds.
 
 A CPU set that was not saturated (a server slower than the generator's cheapest answer) gets its
 ceiling scaled up to the set's capacity by the generator's CPU per request, and says so
@@ -30,12 +33,11 @@ from collect.item_stats import SATURATION
 # The arm whose router answers the ceiling's requests: the cheapest 404 of the study's pair, else
 # the run's first arm.
 PREFERRED = ("aspnet", "express")
-# Two attempts in a row within this of each other at every connection count are a stable ceiling:
-# on the 2-core machine wrk's 2 s probes of the same 404 vary by up to 7 % from one attempt to the
-# next (18,271 then 18,243, 14,909 then 14,470, 13,454 then 14,347 req/s), so 5 % was reached only
-# by luck and every run spent its four attempts.
+# The last two attempts within this of each other at every thread count are a stable ceiling: on
+# the 2-core machine wrk's 2 s attempts at the same 404 vary by up to 7 % from one to the next
+# (18,271 then 18,243, 14,909 then 14,470, 13,454 then 14,347 req/s).
 STABLE = 0.10
-MAX_ATTEMPTS = 3
+ATTEMPTS = 3
 
 
 def rows(run_dir: Path, loadgen: str | None = None) -> list[dict]:
@@ -49,26 +51,24 @@ def rows(run_dir: Path, loadgen: str | None = None) -> list[dict]:
 
 
 def read(run_dir: Path, loadgen: str) -> dict[int, float]:
-    """threads -> the ceiling every item is judged by: the last attempt before the rounds, once two
-    in a row agreed ({} until then)."""
-    before = [r for r in rows(run_dir, loadgen) if r["when"] == "before" and r["ceiling_rps"]]
-    last = max((int(r["attempt"]) for r in before), default=0)
-    return {int(r["threads"]): float(r["ceiling_rps"]) for r in before if int(r["attempt"]) == last} \
-        if stable(before) else {}
+    """threads -> the ceiling every item is judged by: the most any attempt before the rounds
+    drove ({} until measured)."""
+    found: dict[int, float] = {}
+    for r in rows(run_dir, loadgen):
+        if r["when"] == "before" and r["ceiling_rps"]:
+            found[int(r["threads"])] = max(found.get(int(r["threads"]), 0.0), float(r["ceiling_rps"]))
+    return found
 
 
-def stable(before: list[dict]) -> bool:
-    """Whether the last two attempts agree within STABLE at every thread count (or the attempts
-    ran out)."""
+def stable(done: list[dict]) -> bool:
+    """Whether the last two attempts agree within STABLE at every thread count."""
     by_attempt: dict[int, dict[int, float]] = {}
-    for r in before:
-        by_attempt.setdefault(int(r["attempt"]), {})[int(r["threads"])] = float(r["ceiling_rps"])
-    if len(by_attempt) >= MAX_ATTEMPTS:
-        return True
+    for r in done:
+        by_attempt.setdefault(int(r["attempt"]), {})[int(r["threads"])] = float(r["ceiling_rps"] or 0)
     if len(by_attempt) < 2:
         return False
     *_, previous, last = (by_attempt[k] for k in sorted(by_attempt))
-    return set(previous) == set(last) and all(abs(last[t] / previous[t] - 1) <= STABLE for t in last)
+    return set(previous) == set(last) and all(previous[t] and abs(last[t] / previous[t] - 1) <= STABLE for t in last)
 
 
 def target(arms: list[str]) -> str:
@@ -76,32 +76,30 @@ def target(arms: list[str]) -> str:
 
 
 def measure(engine, loadgen: str, thread_counts: list[int], progress, when: str = "before") -> dict[int, float]:
-    """Attempts until the ceiling is stable (before the rounds) or one attempt (after), each a
-    batch of `loadgen` over `thread_counts`; returns read(). `engine` is the run's RunEngine (its
-    apps, layout and JMeter)."""
-    if engine.sink.remote:
-        return {}
+    """The ceiling of `loadgen` at `thread_counts`, unless ceiling.csv has it: one batch of
+    ATTEMPTS attempts before the rounds, of one attempt after them; returns read(). `engine` is the
+    run's RunEngine (its apps, layout and JMeter)."""
+    if engine.sink.remote or [r for r in rows(engine.dir, loadgen) if r["when"] == when]:
+        return read(engine.dir, loadgen)
     arm = target(list(engine.frameworks))
     port = apps.port(engine.frameworks[arm])
+    attempts = ATTEMPTS if when == "before" else 1
     progress.note(f"ceiling: what {loadgen} drives {'after the rounds ' if when == 'after' else ''}at "
-                  f"{', '.join(map(str, thread_counts))} connections against {arm}'s GET {plans.CEILING_PATH} (404) …")
-    while True:
-        done = [r for r in rows(engine.dir, loadgen) if r["when"] == when]
-        if (when == "before" and stable(done)) or (when == "after" and done):
-            break
-        attempt = 1 + max((int(r["attempt"]) for r in done), default=0)
-        engine.ensure_app(arm)
-        folder = batches.new_folder(engine.dir, engine.dir / "ceiling")
-        slots = [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm}, port,
-                      ceiling=True) for t in thread_counts]
-        measured = probe.run(engine, folder, slots, loadgen)
-        shared = not engine.cpus.get("loadgen")
-        new = [row(f, loadgen, when, attempt, t, arm, engine.manifest["machine"]["cores"], shared)
-               for f, t in zip(measured, thread_counts)]
-        append(engine.dir / CEILING, new)
-        for r in new:
-            progress.note(f"  {loadgen} attempt {attempt}, {r['threads']} connections: {r['throughput_rps'] or '-'} req/s, "
-                          f"ceiling {r['ceiling_rps'] or '-'} ({'saturated' if r['saturated'] else 'scaled to capacity'})")
+                  f"{', '.join(map(str, thread_counts))} connections against {arm}'s GET {plans.CEILING_PATH} (404), "
+                  f"{attempts} attempt{'s' if attempts > 1 else ''} …")
+    engine.ensure_app(arm)
+    slots = [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm}, port,
+                  ceiling=True) for _ in range(attempts) for t in thread_counts]
+    measured = probe.run(engine, batches.new_folder(engine.dir, engine.dir / "ceiling"), slots, loadgen)
+    shared = not engine.cpus.get("loadgen")
+    new = [row(f, loadgen, when, i // len(thread_counts) + 1, slot.item["requests"], arm,
+               engine.manifest["machine"]["cores"], shared) for i, (f, slot) in enumerate(zip(measured, slots))]
+    append(engine.dir / CEILING, new)
+    for r in new:
+        progress.note(f"  {loadgen} attempt {r['attempt']}, {r['threads']} connections: {r['throughput_rps'] or '-'} "
+                      f"req/s, ceiling {r['ceiling_rps'] or '-'} ({'saturated' if r['saturated'] else 'scaled to capacity'})")
+    if when == "before" and not stable(new):
+        progress.note(f"  the last two attempts differ by more than {STABLE:.0%}: the ceiling is the most any drove")
     return read(engine.dir, loadgen)
 
 

@@ -333,7 +333,7 @@ class RunEngine:
         """How a measurement of `framework` keeps the samplers' rows (item_stats.trim): its app as
         `app`, the other arms' apps (idle meanwhile) as `other-app`, and the rest as they are."""
         return {**{f"app:{name}": "app" if name == framework else "other-app" for name in self.frameworks},
-                **{role: role for role in ("db", LOADGEN_ROLE, "engine", "samplers", *MACHINE_ROLES)}}
+                **{role: role for role in ("db", LOADGEN_ROLE, "testbed", "samplers", *MACHINE_ROLES)}}
 
     # --- the apps --------------------------------------------------------------------------------
     def serves(self, item: dict) -> bool:

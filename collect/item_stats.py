@@ -35,7 +35,7 @@ def trim(raw: Path, final: Path, start_s: float, end_s: float, roles: dict | Non
 LOADGEN_ROLES = ("loadgen", "jmeter")
 # What the run itself keeps busy besides the item's app, database and load generator: the other
 # arms' apps (idle, between their turns), the run engine, the samplers, remote engines' controllers.
-OWN_ROLES = ("other-app", "engine", "samplers")
+OWN_ROLES = ("other-app", "testbed", "samplers")
 
 
 def sampler_stats(proc_csv: Path) -> dict:

@@ -233,7 +233,7 @@ class Samplers:
         # top first, so that the proc sampler can count it among the testbed's own processes.
         try:
             for kind in sorted(kinds, key=lambda k: k != "top"):
-                own = {"engine": os.getpid(), **({"samplers": self.procs["top"].pid} if "top" in self.procs else {})} \
+                own = {"testbed": os.getpid(), **({"samplers": self.procs["top"].pid} if "top" in self.procs else {})} \
                     if kind == "proc" else {}
                 args = ["--t0", f"{self.t0:.6f}", *(f"{r}={p}" for r, p in {**self.targets, **own}.items())]
                 self.procs[kind] = subprocess.Popen(

@@ -142,7 +142,7 @@ def test_work_the_run_did_not_start_shows_as_the_machine_s_other_cpu(processes, 
     time.sleep(1.5)
     samplers.stop()
     table = rows(tmp_path / "proc.csv")
-    assert {"machine", "steal", "samplers", "engine"} <= {r["role"] for r in table}
+    assert {"machine", "steal", "samplers", "testbed"} <= {r["role"] for r in table}
     assert item_stats.sampler_stats(tmp_path / "proc.csv")["other_cpu_pct"] > 50
 
 

@@ -53,7 +53,7 @@ def test_smoke_profile_runs_the_whole_matrix(tmp_path, run_env):
         for name in LAYOUT:
             assert (run / where / name).exists(), (where, name)
         roles = {line.split(",")[1] for line in (run / where / "proc.csv").read_text().splitlines()[1:]}
-        assert {"app", "db", "loadgen", "machine", "steal", "samplers", "engine"} <= roles, (where, roles)
+        assert {"app", "db", "loadgen", "machine", "steal", "samplers", "testbed"} <= roles, (where, roles)
         # What ran is read from the process itself, item by item, and lands in the manifest.
         loaded = json.loads((run / where / "run.json").read_text())["loaded"]
         assert loaded == manifest["frameworks"][row["framework"]]["loaded"], (where, loaded)

@@ -92,12 +92,14 @@ PROFILES = {
         jmeter_env={"HEAP": "-Xms256m -Xmx256m",
                     "JVM_ARGS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData "
                                 "-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"}),
-    # 3 rounds is the least that gives a paired interval and a test that can reach p < 0.05;
-    # 216 measurements of 2 + 4 s fit in 30 minutes on 2 cores (collect/README.md).
+    # 3 rounds is the least that gives a paired interval and a test that can reach p < 0.05. The
+    # windows are as short as the checks allow so that the whole run, its ceiling, cross-check and
+    # memory pass included, stays within 40 minutes on 2 cores: 216 items of 1 + 1-3 + 3 s take
+    # about 22 minutes there (with 2-4 + 4 s they took 31, and the run 50). collect/README.md, "Time".
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
-        iterations=3, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
-        warmup_cap_s=4, crosscheck=True, memory_s=3, budget_s=38 * 60),
+        iterations=3, rampup_s=1, warmup_s=1, duration_s=3, thread_cap=None, restart="run",
+        warmup_cap_s=3, crosscheck=True, memory_s=2, budget_s=37 * 60),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
         iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",

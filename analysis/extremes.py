@@ -14,6 +14,11 @@ case's ok iterations on either side. The per-iteration values are then compared 
 (analysis.tables.compare_metric: paired rounds or independent groups, response times by their own
 verdict, a bound one a bound), as `min_ms_equal_n` and `max_ms_equal_n`.
 An item without its JTL (fixtures trimmed to one case) has no value.
+
+A JTL's elapsed times are whole milliseconds (JMeter's and wrk's rows alike), so an expected
+minimum under RESOLUTION_MS is mostly zeros: the ratio of two of them compares the rounding (a
+default run's REST case 1 gave A/E 0.00 with an interval up to 10^165). Such a cell is not judged
+and says why.
 """
 import math
 
@@ -26,6 +31,8 @@ from analysis.load import Run, load_jtl
 from analysis.metrics import PAIR
 from analysis.paired import is_paired
 from analysis.tables import CASE_COLUMNS, SIGNIFICANCE_COLUMNS, compare_metric, ok_rows
+
+RESOLUTION_MS = 1.0
 
 
 def expected_extreme(values, m: int, largest: bool) -> float:
@@ -83,7 +90,17 @@ def cells(run: Run) -> pd.DataFrame:
             if a.empty or b.empty or a[metric].isna().all() or b[metric].isna().all():
                 continue
             found = compare_metric(run, a, b, metric, PAIR)
+            if metric == MIN and min(a[metric].min(), b[metric].min()) < RESOLUTION_MS:
+                found = under_resolution(found, min(a[metric].min(), b[metric].min()))
             records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric, **found,
                             f"{a_name}_mean": found["a_mean"], f"{b_name}_mean": found["b_mean"],
                             f"{a_name}_n": found["a_n"], f"{b_name}_n": found["b_n"]})
     return pd.DataFrame.from_records(records, columns=SIGNIFICANCE_COLUMNS)
+
+
+def under_resolution(found: dict, smallest: float) -> dict:
+    why = (f"under the response times' {RESOLUTION_MS:g} ms resolution: an expected minimum of "
+           f"{abs(smallest):.2f} ms is mostly zeros")  # abs: the minimum of zeros comes back as -0.0
+    return {**found, "test": "", "p": None, "judged": False, "significant": False, "sign": 0,
+            "result": f"not judged: {why}", "ratio_low": None, "ratio_high": None, "ratio_note": why,
+            "log_se": None, "df": None}

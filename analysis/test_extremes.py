@@ -2,8 +2,10 @@
 hand, and the quick fixture's JTLs."""
 import itertools
 import math
+import shutil
 import statistics
 
+import pandas as pd
 import pytest
 
 from analysis import extremes
@@ -48,3 +50,20 @@ def test_a_paired_run_compares_each_round_at_its_pairs_smaller_count(results):
     cells = extremes.cells(run).set_index(["api", "case", "metric"])
     assert cells.loc[("rest", 1, MAX), "test"] == "paired t on log ratios"
     assert cells.loc[("rest", 1, MAX), "pairs"] == 3 and cells.loc[("graphql", 18, MIN), "pairs"] == 2
+
+
+def test_a_minimum_under_the_clocks_millisecond_is_not_judged_and_says_so(results, tmp_path):
+    """Whole-millisecond elapsed times: a side whose fastest responses read 0 ms has a minimum that
+    compares the rounding, not the servers."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(results / "20250601-120000-quick", run_dir)
+    jtl = run_dir / "aspnet" / "rest" / "case-01" / "iter-01" / "results.jtl"
+    header, *rows = jtl.read_text().splitlines()
+    at = header.split(",").index("elapsed")
+    jtl.write_text("\n".join([header, *(",".join("0" if i == at else v for i, v in enumerate(r.split(",")))
+                                       for r in rows)]) + "\n")
+    cells = extremes.cells(load_run(run_dir)).set_index(["api", "case", "metric"])
+    found = cells.loc[("rest", 1, MIN)]
+    assert not found["judged"] and pd.isna(found["ratio_low"]) and pd.isna(found["p"])
+    assert found["ratio_note"].startswith("under the response times' 1 ms resolution: an expected minimum of 0.00 ms")
+    assert cells.loc[("rest", 1, MAX), "judged"]

@@ -36,7 +36,7 @@ KEYSTORE_PASSWORD = "changeit"
 KEYSTORE_NAME = "CN=rmi, OU=JMeter, O=Apache Software Foundation, C=AT"
 # Without SSL, controller i calls back on CONTROLLER_PORT_BASE + 10 i + 1 and + 2.
 CONTROLLER_PORT_BASE = 60000
-READY_TIMEOUT_S = 60
+ENGINE_READY_TIMEOUT_S = 60
 BOUND = "Bound to RMI registry on port"
 TEST_STARTED = "RemoteJMeterEngineImpl: Running test"
 TEST_ENDED = "Test has ended on host"
@@ -212,7 +212,7 @@ def start(launcher: str, port: int, bind: str | None, ssl: bool) -> None:
     (home / "engine.pid").write_text(str(proc.pid))
     write_json(home / "engine.json", {"pid": proc.pid, "bind": bind, "port": port, "ssl": ssl,
                                       "launcher": launcher, "started_at": time.time()})
-    deadline = time.monotonic() + READY_TIMEOUT_S
+    deadline = time.monotonic() + ENGINE_READY_TIMEOUT_S
     while BOUND not in _read(log):
         if proc.poll() is not None or time.monotonic() > deadline:
             stop_group(proc)

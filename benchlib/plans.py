@@ -99,7 +99,7 @@ def csv_data_set(name, filename, variable, share_mode="shareMode.all", once=Fals
 def request(api, key, rows) -> tuple[str, str, str | None]:
     """(method, path, body or None) of the endpoint `key` for `rows`, with the ids still as
     JMeter's ${comment_id} / ${user_id}: the one description JMeter's plans and wrk's script
-    (collect/wrk.py) both send."""
+    (benchlib/wrk_measure.lua, through collect/batch.write_wrk_plan) both send."""
     ep = ENDPOINTS[key]
     if api == "rest":
         return "GET", ep["path"].replace("{rows}", rows), None

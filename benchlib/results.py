@@ -39,7 +39,6 @@ RUN_JSON = "run.json"
 ITEM_FIELDS = ("framework", "api", "case", "requests", "rows", "joins", "iteration")
 JTL = "results.jtl"
 PROC = "proc.csv"
-TOP = "top.csv"
 # Version 3, at the run's root: the load generator's ceiling (collect/ceiling.py), the second
 # tool's measurements of some cells and memory per case (collect/extra_passes.py).
 CEILING = "ceiling.csv"

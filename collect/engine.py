@@ -40,7 +40,6 @@ from collect.progress import Progress, final_report
 from collect.run_manifest import loaded_report, now_iso
 
 FINISHED = ("ok", "failed", "excluded")
-READY_TIMEOUT_S = 90
 LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket errors), in the item's folder
 
 
@@ -361,7 +360,7 @@ class RunEngine:
         for name, (proc, log) in started.items():
             framework = self.frameworks[name]
             try:
-                apps.wait_ready(framework, apps.port(framework), proc, log, READY_TIMEOUT_S)
+                apps.wait_ready(framework, apps.port(framework), proc, log)
             except UserError as e:
                 for other, _ in started.values():
                     stop_group(other)

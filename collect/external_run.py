@@ -30,12 +30,11 @@ from benchlib.processes import stop_group, wait_for_named
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SCHEMA_VERSION, STATE, SUMMARY, append_summary,
                               item_key, new_run_id, parse_item_key, summary_row)
 from collect import pinning, run_manifest
-from collect.item import judge, load_command, log_tail, new_record, outcome_line, start_load, trimmed_stats
+from collect.item import JMETER_SLACK_S, judge, load_command, log_tail, new_record, outcome_line, start_load, trimmed_stats
 from collect.profiles import DEFAULT, PROFILES, Profile
 from collect.samplers import Samplers
 
 RUNNER = "collect/external_run.py (docker-compose jmeter service)"
-JMETER_SLACK_S = 120
 
 
 @dataclass(frozen=True)
@@ -156,7 +155,7 @@ def run(args) -> int:
     frameworks = numbers(args.frameworks, "FRAMEWORKS") if args.frameworks else list(targets)
     for f in frameworks:
         if f not in targets:
-            fail(f"unknown framework {f!r} in FRAMEWORKS; known: {','.join(targets)}.")
+            fail(f"no framework named {f!r} in FRAMEWORKS; known: {','.join(targets)}.")
     apis = numbers(args.apis, "APIS")
     for api in apis:
         if api not in API_STYLES:

@@ -10,7 +10,7 @@ SATURATION = 0.90  # the load generator busy on this share of the cores it had, 
 UNDERLOADED = 0.50
 # A remote engine whose threads were not all running this long after the measurement's shared start
 # time: its warm-up and window began later than the other engines'.
-LATE_MS = 1000
+ENGINE_LATE_MS = 1000
 
 
 def mem_total_kb() -> int:
@@ -94,7 +94,7 @@ def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int, engines: lis
     in_flight = jtl.get("in_flight_mean")
     if in_flight is not None and in_flight < UNDERLOADED * threads:
         found.append("underloaded")
-    if any((e.get("late_ms") or 0) > LATE_MS for e in engines or []):
+    if any((e.get("late_ms") or 0) > ENGINE_LATE_MS for e in engines or []):
         found.append("engines_out_of_step")
     if socket_errors:
         found.append("socket_errors")

@@ -450,7 +450,7 @@ def test_runner_image_verifies_the_same_jmeter_archive_as_the_cli():
 
 @pytest.mark.parametrize("env, message", [
     ({"CASES": "19"}, "no case 19"),
-    ({"FRAMEWORKS": "spring"}, "unknown framework 'spring'"),
+    ({"FRAMEWORKS": "spring"}, "no framework named 'spring'"),
     ({"APIS": "soap"}, "unknown API 'soap'"),
     ({"PROFILE": "long"}, "unknown PROFILE 'long'"),
     ({"ITERATIONS": "0"}, "ITERATIONS must be a whole number"),

@@ -22,7 +22,8 @@ from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_
                               ordered_frameworks)
 from analysis.paired import TEST as PAIRED_TEST, is_paired, wilcoxon_smallest_p
 from analysis.differing import differing, flat
-from analysis.render import Doc, replace_dir, write
+from analysis.folder_swap import replace_dir
+from analysis.render import Doc, write
 from analysis.stats import ALPHA
 from analysis.study import STUDY_METRICS, load_study
 

@@ -7,7 +7,6 @@ two renames, so a failed build leaves the previous report intact and a reader ne
 report. The result files themselves are only ever read.
 """
 import datetime
-import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -18,16 +17,17 @@ from analysis.claims import CLAIMS, CPU_MARGIN, MARGIN
 # write_report raises it for an unknown --reference; cli/report.py catches it from here.
 from analysis.answer import UnknownReference  # noqa: F401
 from analysis.load import ResultFileError, Run, load_run
+from analysis.names import listing, typed_name, versus_names
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
                               ordered_frameworks)
 from analysis.paired import TEST as PAIRED_TEST, is_paired, wilcoxon_smallest_p
 from analysis.differing import differing, flat
 from analysis.folder_swap import replace_dir
+from analysis.formatting import fmt, fmt_ci
 from analysis.render import Doc, write
 from analysis.stats import ALPHA
 from analysis.study import STUDY_METRICS, load_study
-
-CODE_DIR = Path(__file__).resolve().parent
+from analysis.version import code_version
 
 
 def write_report(run_dir: Path, timeline_case: int | None = None, reference: str | None = None,
@@ -42,36 +42,11 @@ def write_report(run_dir: Path, timeline_case: int | None = None, reference: str
                        lambda building: build(run, building, timeline_case, reference, objective or slo.DEFAULT_OBJECTIVE))
 
 
-def fmt(value) -> str:
-    if value is None or pd.isna(value):
-        return "–"
-    size = abs(value)
-    return f"{value:.0f}" if size >= 1000 else f"{value:.1f}" if size >= 10 else \
-        f"{value:.2f}" if size >= 1 else f"{value:.3g}"
-
-
-def fmt_ci(mean, low, high, n, flagged, bound=False) -> str:
-    """`12.3 [11.0, 13.6] †1`; a mean that takes a bound item's value: `≥ 12.3 (bound)`."""
-    if pd.isna(n) or n == 0:
-        return "–"
-    text = f"≥ {fmt(mean)} (bound)" if pd.notna(bound) and bool(bound) else fmt(mean) + (f" [{fmt(low)}, {fmt(high)}]" if n >= 2 else " (n=1)")
-    return text + (f" †{int(flagged)}" if flagged else "")
-
-
 def heaviest_case(run: Run) -> int:
     cases = tables.ok_rows(run)[tables.CASE_COLUMNS].drop_duplicates()
     if cases.empty:
         raise ResultFileError(run.dir / "summary.csv", "has no iteration with status ok")
     return int(cases.sort_values(["requests", "rows", "joins"]).iloc[-1]["case"])
-
-
-def code_version() -> str:
-    try:
-        out = subprocess.run(["git", "-C", str(CODE_DIR), "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
 
 
 def build(run: Run, out: Path, timeline_case: int | None, reference: str | None = None,
@@ -212,16 +187,6 @@ def rounds_text(run: Run, agg: pd.DataFrame, who: str = "frameworks") -> str:
     return f"in {n} iteration{'s' if n != 1 else ''} per {who[:-1]}"
 
 
-def listing(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def typed_name(run: Run, arm: str) -> str:
-    """Its display name and, where the run recorded it, its type: `Fastify (realistic)`."""
-    kind = ranking.kind(run, arm)
-    return run.display_name(arm) + (f" ({kind})" if kind else "")
-
-
 def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
             comparisons: list | None = None, against: list | None = None) -> None:
     """What was measured, in one paragraph, and how many iterations the appendix lists."""
@@ -272,10 +237,6 @@ BASIS_LINE = {
 
 def basis_line(kind: str, who: str = "frameworks", where: str = "see below") -> str:
     return BASIS_LINE[kind].replace("frameworks", who).replace("framework", who[:-1]).replace("see below", where)
-
-
-def versus_names(run: Run, versus) -> str:
-    return f"{run.display_name(versus.numerator)} / {run.display_name(versus.denominator)}"
 
 
 # The paired statistics step by step, for a student (analysis/README.md points here).

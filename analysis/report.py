@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, engines, figures, latency_section, machine, memory, open_questions, ranking, replication, \
-    rounds_needed, scope, slo, study_check, tables, trust, validity, verdicts
+from analysis import answer, answer_section, engines, figures, latency_section, machine, memory, open_questions, ranking, replication, \
+    scope, slo, study_check, tables, trust, validity, variants_section, verdicts
 from analysis.claims import CLAIMS, CPU_MARGIN, MARGIN
 # write_report raises it for an unknown --reference; cli/report.py catches it from here.
 from analysis.answer import UnknownReference  # noqa: F401
@@ -20,8 +20,7 @@ from analysis.load import ResultFileError, Run, load_run
 from analysis.names import listing, typed_name, versus_names
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
                               ordered_frameworks)
-from analysis.paired import TEST as PAIRED_TEST, is_paired, wilcoxon_smallest_p
-from analysis.differing import differing, flat
+from analysis.paired import TEST as PAIRED_TEST, is_paired
 from analysis.folder_swap import replace_dir
 from analysis.formatting import fmt, fmt_ci
 from analysis.render import Doc, write
@@ -110,12 +109,12 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
         trust.section(doc, run, study_answer, apis, figs, tabs)
     if rates is not None:
         latency_section.section(doc, run, *rates, objective, figs)
-    answer_section(doc, run, answers, against, ranked, agg, apis, figs)
+    answer_section.section(doc, run, answers, against, ranked, agg, apis, figs)
     for i, versus in enumerate(comparisons):
         # The legend and the method are the framework answer's; without one, the first variant
         # section carries them.
-        variant_section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
-                        explain=i == 0 and not against)
+        variants_section.section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
+                                 explain=i == 0 and not against)
     machine.section(doc, run, tabs)
     run_section(doc, run, status, engine_table)
     verdict_section(doc, run, results, checks, needed)
@@ -146,12 +145,7 @@ def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = 
     rates = latency_section.write_tables(run, reference, objective, tabs)
     if rates is not None:
         latency_section.section(doc, run, *rates, objective, out / "figures")
-    doc.heading(2, "The answer: every framework, per case")
-    for versus in answer.framework_comparisons(run, reference):
-        doc.heading(3, versus_names(run, versus))
-        doc.bullets([not_measurable_text(r) for r in
-                     validity.unmeasurable(run, (versus.numerator, versus.denominator)).itertuples()]
-                    or ["No case has both frameworks."])
+    answer_section.unmeasurable(doc, run, reference)
     # Whether remote engines ran out of CPU is part of why nothing passed.
     engine_table = engines.engine_table(run)
     if engine_table is not None:
@@ -159,11 +153,6 @@ def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = 
         engines_section(doc, run, engine_table)
     trust.appendix(doc, run, tabs)
     write(doc, out)
-
-
-def not_measurable_text(row) -> str:
-    return (f"{'REST' if row.api == 'rest' else 'GraphQL'} {case_label(row.case, row.requests, row.rows, row.joins)}: "
-            f"not measurable here: {row.reason}. To measure it: {row.fix}.")
 
 
 def rounds_text(run: Run, agg: pd.DataFrame, who: str = "frameworks") -> str:
@@ -205,342 +194,6 @@ def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
     doc.para(f"{flagged} iteration{'s' if flagged != 1 else ''} flagged, {excluded} excluded, {failed} "
              "failed: see the appendix." if flagged + excluded + failed else
              "No iteration was flagged, excluded or failed.")
-
-
-def basis(run: Run, answers: pd.DataFrame) -> str:
-    """What the answer's ratios rest on: paired rounds, independent groups, or single iterations."""
-    if is_paired(run.manifest):
-        return "paired"
-    single = answers["ratio_low"].isna() & (answers[["numerator_n", "denominator_n"]].min(axis=1) < 2)
-    return "single" if single.all() else "independent"
-
-
-# One line above the tables, so a reader knows how far to trust them before reading them.
-BASIS_LINE = {
-    "paired": "From paired rounds: both frameworks measured back to back in each round.",
-    "independent": "From independent groups of iterations, not paired rounds: weaker, see below.",
-    "single": "From one iteration per framework: no intervals and no tests, see below.",
-}
-
-
-def basis_line(kind: str, who: str = "frameworks", where: str = "see below") -> str:
-    return BASIS_LINE[kind].replace("frameworks", who).replace("framework", who[:-1]).replace("see below", where)
-
-
-# The paired statistics step by step, for a student (analysis/README.md points here).
-HOW_COMPUTED = [
-    "One ratio per round: in round r, the numerator's value over the denominator's (A over E for the "
-    "study's A/E), a_r / b_r; 0.8 means the numerator's value is 20 % lower. "
-    "Taking the ratio inside the round cancels the machine's drift.",
-    "Average on the log scale: d_r = log(a_r / b_r), averaged and turned back, exp(mean d), the "
-    "geometric mean of the ratios; \"twice as fast\" and \"half as fast\" are then equally far from 1.",
-    "95 % interval: exp(mean d ± t · sd / √n), sd the spread of the d_r over n rounds and t from "
-    "Student's t with n - 1 degrees of freedom (4.30 for 3 rounds, 2.26 for 10). Repeat the whole "
-    "experiment many times and 95 % of such intervals contain the true ratio.",
-    "p and q: p is the chance of a mean log ratio this far from 0 if the frameworks were really equal "
-    "(the paired t-test). The report tests hundreds of cells, and at p < 0.05 about 1 in 20 equal "
-    "cells would look different by luck, so each p gets a q (Benjamini-Hochberg: sort the m p-values, "
-    "multiply the k-th smallest by m / k, make the sequence non-decreasing from the top). Calling a "
-    "cell significant only when q < 0.05 keeps the share of false alarms among the significant cells "
-    "at about 5 % or less.",
-    "\"Similar\" needs its own test: with few rounds everything is \"not significant\", which is not "
-    "\"similar\". Two one-sided tests (TOST) ask whether the ratio is significantly above 0.909 and "
-    "significantly below 1.1; both at 5 % is the same as the 90 % interval lying inside (0.909, 1.1). "
-    "\"More than double\" or \"roughly 2.8x\" are tested the same way on their own band.",
-    "\"Up to\" claims are about the largest ratio among k cells: each cell's interval is widened "
-    "(Bonferroni, at 1 - 0.10/k), so all hold their true ratios at once often enough, and the largest "
-    "true ratio lies between the largest lower end and the largest upper end.",
-    "How many rounds: three give wide intervals (t = 4.30). While the run's time budget lasts it adds "
-    "rounds for the cells whose 95 % interval of the throughput ratio is wider than ±10 %, widest "
-    "first, and settles none on fewer than 3 usable rounds; the rule looks only at the width, never at "
-    "which framework is ahead. But a cell that stops when its interval looks narrow stops most often "
-    "when its rounds agreed by luck, so after extra rounds every interval and test is drawn wider (the "
-    "plain 97.5 % interval stands for the 95 % one), which a simulation shows keeps 95 % coverage.",
-]
-
-
-def extra_rounds_text(manifest: dict) -> str:
-    """What this run's stopping rule did, from the manifest's `sequential` entry."""
-    sequential = manifest.get("sequential") or {}
-    if not sequential.get("budget_s"):
-        return ("This run had no extra rounds: every cell has the profile's rounds (a run made with "
-                "--budget MINUTES adds rounds where the interval is still wide).")
-    added = sequential.get("rounds", [])
-    states = sequential.get("states", [])
-    counts = ", ".join(f"{sum(1 for s in states if s['state'] == state)} {state}"
-                       for state in dict.fromkeys(s["state"] for s in states))
-    return (f"This run's extra rounds: target ±{sequential['target'] * 100:.0f} % (the throughput "
-            f"ratio's 95 % interval), budget {sequential['budget_s'] / 60:.0f} minutes; "
-            f"{len(added)} round{'s' if len(added) != 1 else ''} added"
-            + (f" ({sum(len(r['cells']) for r in added)} cell-rounds)" if added else "")
-            + (f"; when they ended the cells were: {counts}" if counts else "")
-            + (f"; why they stopped: {sequential['stopped']}" if sequential.get("stopped") else "")
-            + ". Each cell's rounds and state: tables/answer.csv (`pairs`, `stopping`).")
-
-
-def method_text(run: Run, kind: str, who: str = "frameworks", symbol: str = "A/E") -> str:
-    """How the ratios were computed; `who` names the two sides (frameworks, or arms of a variant
-    comparison) and `symbol` the ratio."""
-    return _method_text(run, kind, symbol).replace("frameworks", who).replace("framework", who[:-1])
-
-
-def _method_text(run: Run, kind: str, symbol: str) -> str:
-    if kind == "paired":
-        return ("In each round both frameworks ran seconds apart, in a seeded random order, so each "
-                f"round gives one ratio {symbol} in which the drift of the shared machine that both felt "
-                "cancels. The ratio shown is the geometric mean of the per-round ratios; its 95 % "
-                "interval is the Student t interval of the mean log ratio, exponentiated; significance "
-                "is the paired t-test on the log ratios (two-sided, alpha 0.05), which can reach "
-                "significance with 3 rounds (the Wilcoxon signed-rank test cannot: its smallest "
-                f"two-sided p with 3 pairs is {wilcoxon_smallest_p(3):.2f}). Logs make the interval the "
-                "same whichever framework is on top and turn \"x % faster\" into a difference the t "
-                "interval can average. The t interval assumes the log ratios are roughly normal, which 3 "
-                "rounds cannot check: read a p near 0.05 as borderline. Only rounds where both "
-                "frameworks were ok count; n is the number of such pairs, and a cell with fewer than 2 "
-                "has no interval. This follows Georges et al. (\"Statistically Rigorous Java Performance "
-                "Evaluation\", OOPSLA 2007): compare with confidence intervals; and pyperf's practice of "
-                "giving a ratio with its spread.")
-    protocol = run.manifest.get("protocol", {}).get("name")
-    why = (f"its protocol, {protocol}, measures each framework's iterations separately" if protocol else
-           "it was made before the interleaved protocol, so each framework's iterations ran separately")
-    if kind == "single":
-        return (f"This run's iterations are not paired ({why}), and each framework has one iteration "
-                "per case: each ratio is one measurement against one, with no interval and no test, and "
-                "cannot be told apart from the machine's drift. The default profile (3 interleaved "
-                "rounds) gives the answer with its uncertainty.")
-    return (f"This run's iterations are not paired ({why}), so each ratio is of the two frameworks' "
-            "means over independent groups of iterations, with a delta-method 95 % interval on the log "
-            "scale (Welch degrees of freedom), and significance is the test of the tables below "
-            "(Mann-Whitney U, or Welch's t with 2-3 iterations a side). This is weaker than a paired "
-            "comparison: drift of the shared machine between one framework's iterations and the other's "
-            "widens the interval, or, if it hit one framework more, moves the ratio itself.")
-
-
-def answer_section(doc: Doc, run: Run, answers: pd.DataFrame, against: list, ranked: pd.DataFrame,
-                   agg: pd.DataFrame, apis: list[str], figs: Path) -> None:
-    """Every framework ranked per case, then the reference against each other framework: the tables
-    and figures first, with one line on how to read them; the flags and the method after them, for
-    the reader who wants to know why. One framework, two or ten: the same section."""
-    doc.heading(2, "The answer: every framework, per case")
-    reference = against[0].numerator if against else None
-    frameworks = answer.framework_arms(run)
-    doc.para(f"The frameworks: {listing([typed_name(run, a) for a in frameworks])}. First each one's own "
-             "figures per case, ranked by throughput; then "
-             + (f"the reference, {run.display_name(reference)} (`--reference`; by default the first of the "
-                "study's pair, ASP.NET Core and Express.js, in the run, else its first framework), against "
-                f"each other framework, as the ratio {run.display_name(reference)} / other with its 95 % "
-                "interval. The study's claims further down are ASP.NET Core against Express.js whatever "
-                "the reference." if against else
-                "no ratio: the run has one framework, so there is nothing to compare it with.")
-             + " Realistic entries run as their documentation teaches; tuned ones depart from that to go "
-             "faster (docs/adding-a-framework.md): compare realistic with realistic.")
-    ranking_tables(doc, run, ranked, agg, apis, figs)
-    for versus in against:
-        comparison_section(doc, run, answer.of(answers, versus), versus, apis, figs)
-    if against:
-        kind = basis(run, answers) if not answers.empty else ("paired" if is_paired(run.manifest) else "independent")
-        legend(doc, run, answers, kind, symbol="A/E" if against == [answer.STUDY] else "reference / other")
-
-
-def ranking_tables(doc: Doc, run: Run, ranked: pd.DataFrame, agg: pd.DataFrame, apis: list[str],
-                   figs: Path) -> None:
-    """Per API: every arm's throughput, p95, CPU per request and memory per case, ranked."""
-    doc.heading(3, "Every framework, ranked")
-    for api in apis:
-        title = "REST" if api == "rest" else "GraphQL"
-        part = ranked[ranked["api"] == api]
-        if part.empty:
-            continue
-        fresh = (part["memory_source"] == ranking.FRESH).any()
-        shown = pd.DataFrame({
-            "Case": [case_label(*c) for c in part[tables.CASE_COLUMNS].itertuples(index=False)],
-            "Rank": part["rank"], "Framework": [typed_name(run, a) for a in part["framework"]],
-            "Throughput (requests/s)": [ci_of(r, "throughput_rps") for _, r in part.iterrows()],
-            "p95 (ms)": [ci_of(r, "p95_ms") for _, r in part.iterrows()],
-            "App CPU per request (ms)": [ci_of(r, "app_cpu_ms_per_req") for _, r in part.iterrows()],
-            "Memory (MB)": [ci_of(r, "memory_mb") + ("" if not fresh or r["memory_source"] == ranking.FRESH
-                                                     else " (run-long peak)") for _, r in part.iterrows()]})
-        if not part["app_cpu_ms_per_req_n"].fillna(0).astype(bool).any():
-            shown = shown.drop(columns="App CPU per request (ms)")  # runs before schema 3 lack it
-        doc.table(shown, f"{title}: every framework per case, ranked by mean throughput (1 = highest); mean [95 % "
-                         "interval] over usable items, † k flagged; memory "
-                         + ("from a fresh process per case (memory.csv, VmHWM)" if fresh else "as the run-long "
-                            "peak RSS") + ". A rank is not a test: where intervals overlap the order is "
-                         "open; the ratios below test it (tables/ranking.csv)")
-        if run.checked:
-            path = figures.cpu_per_request(run, agg[agg["framework"].isin(set(part["framework"]))], api,
-                                           figs / f"cpu_per_request_{api}.png")
-            doc.figure(path, f"{title}: the app's and the database's CPU time per request, per case.")
-
-
-def ci_of(row: pd.Series, metric: str) -> str:
-    return fmt_ci(*(row[f"{metric}_{f}"] for f in ranking.FIELDS))
-
-
-def comparison_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path) -> None:
-    """The reference over one other framework: which way the ratio reads, then per API its table
-    and forest plot."""
-    a, b = (run.display_name(x) for x in (versus.numerator, versus.denominator))
-    doc.heading(3, f"{a} / {b}" + (f" ({versus.symbol})" if versus.study else ""))
-    tuned = [typed_name(run, x) for x in (versus.numerator, versus.denominator) if ranking.kind(run, x) == "tuned"]
-    kind = basis(run, answers) if not answers.empty else ("paired" if is_paired(run.manifest) else "independent")
-    doc.para(f"{a} / {b}, with its 95 % interval. Throughput above 1: {a} served more requests per second. "
-             f"p95 response time, CPU and memory below 1: {a} was faster or used less; above 1: {b} did. "
-             f"{answer.SIGNIFICANT} significant (q < {ALPHA}: p adjusted for the report's many tests); "
-             f"{answer.FLAGGED} load-flagged case (explained below). {BASIS_LINE[kind]}"
-             + (f" Not realistic against realistic: {listing(tuned)} {'is' if len(tuned) == 1 else 'are'} "
-                "tuned." if tuned else ""))
-    comparison_tables(doc, run, answers, versus, apis, figs, level=4)
-
-
-def comparison_tables(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path,
-                      level: int = 3) -> None:
-    """Per API: the table of ratios per case and its forest plot."""
-    symbol = versus.symbol if versus.study else versus_names(run, versus)
-    for api in apis:
-        title = "REST" if api == "rest" else "GraphQL"
-        doc.heading(level, title)
-        if answers[answers["api"] == api].empty:
-            ok = tables.ok_rows(run)
-            lacking = " and ".join(run.display_name(a) for a in (versus.numerator, versus.denominator)
-                                   if ok[(ok["api"] == api) & (ok["framework"] == a)].empty)
-            doc.para(f"No {title} case has both {'frameworks' if versus.frameworks else 'arms'} measured: "
-                     + (f"{lacking} has no ok {title} iteration." if lacking else
-                        f"they have no ok {title} iteration of one case."))
-            unmeasured_cells(doc, run, versus, api)
-            continue
-        table, classes = answer.display(answers, api)
-        doc.table(table, f"{title}: {symbol} per case, 95 % interval; {answer.SIGNIFICANT} significant, "
-                         f"{answer.FLAGGED} load-flagged case", classes)
-        path = figures.forest(run, answers, api, figs / figure_name(versus, api), versus)
-        doc.figure(path, f"{title}: {symbol} per case and metric, with 95 % intervals, on a log axis (0.5 and 2 "
-                         "are equally far from 1).")
-        unmeasured_cells(doc, run, versus, api)
-
-
-def unmeasured_cells(doc: Doc, run: Run, versus, api: str) -> None:
-    """The cases of the API that the comparison's arms both ran but could not measure."""
-    found = validity.unmeasurable(run, (versus.numerator, versus.denominator))
-    found = found[found["api"] == api]
-    if not found.empty:
-        doc.bullets([not_measurable_text(r) for r in found.itertuples()])
-
-
-def figure_name(versus, api: str) -> str:
-    """answer_<numerator>_vs_<denominator>_<api>.png for two frameworks, variants_…_vs_…_<api>.png
-    for two arms of one, with the ':' of an arm's name written '-' (a colon in a link can read as a
-    scheme)."""
-    return (f"{'answer' if versus.frameworks else 'variants'}_{versus.numerator.replace(':', '-')}_vs_"
-            f"{versus.denominator.replace(':', '-')}_{api}.png")
-
-
-def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "frameworks",
-           symbol: str = "A/E") -> None:
-    """How to read the answer's tables, and how their ratios were computed."""
-    used = sorted({f for flags in answers["load_flags"] for f in flags.split(";") if f})
-    doc.heading(3, "How to read the answer")
-    doc.bullets([
-        f"{answer.SIGNIFICANT} (bold in the HTML page, filled blue in the figures): significant, q < "
-        f"{ALPHA}. q is p adjusted by Benjamini-Hochberg over every test the report marks (the answer's "
-        "metrics, the study's tables and the extremes of its claims), so that among the cells called "
-        "significant about 5 % at most are so by chance; a cell with p < 0.05 but q ≥ 0.05 is not "
-        "marked" + (" (its 95 % interval then excludes 1 without the mark)" if kind == "paired" else
-                    ". p is the test of the study's tables below, which is not the one behind the "
-                    "interval, so at the edge the two can disagree")
-        + f". Without the mark, this run cannot tell the two {who} apart at that level. The grey band "
-        "in the figures is within 10 % of 1. tables/answer.csv has p, q, the test, the rounds used "
-        "(`pairs`) and, for a run with extra rounds, each cell's state when they ended (`stopping`).",
-        f"{answer.FLAGGED} after a case (grey in the table, hollow markers in the figures): at least one "
-        f"iteration of either {who[:-1]} in that case was flagged "
-        + " or ".join(answer.LOAD_FLAGS) + ". " + " ".join(
-            f"{f.capitalize()}: {answer.LOAD_FLAGS[f]}." for f in answer.LOAD_FLAGS)
-        + " Such a case measured a lighter load than its name says." + ("" if used else
-                                                                         " No case of this run is flagged."),
-        "CPU is the app's mean CPU over the measured window; memory its peak resident set (RSS). Mean "
-        "and p99 response time, and every cell's p and n, are in tables/answer.csv.",
-    ] + ([
-        "App and DB CPU per request: the process's CPU time over the window per request completed in "
-        "it (ms), paired like the rest; a shared machine distorts it least, since it stays comparable "
-        "when the load generator sets the rate.",
-        "Only items that passed their validity checks (valid or bound, see \"Can you trust this run?\") "
-        "count, each metric by its own verdict, and a paired cell uses only the rounds where both arms "
-        "have a usable value. A ratio written ≥ or ≤ had a load-generator-bound arm, and is a bound, not "
-        "an estimate, never judged (both arms bound: not measurable). A bound item's throughput is what "
-        "the load generator could drive, so the server could have served more. Its response time is a "
-        "lower bound of the server's at the case's concurrency: the generator kept some of the threads "
-        "waiting in it instead of in the server (Little's ratio below 1: at 0.745, about 7.5 of 10 "
-        "requests were in flight), so the server answered a lighter load, faster than it would the case's "
-        "full one. Its CPU per request, CPU and memory are left out: which way the generator moved them is "
-        "not known. An unfair item (some connections never served) keeps its throughput; its response "
-        "times, of the connections it did serve, are left out.",
-    ] if run.checked else []) + ([
-        "Memory (fresh process): each arm's high-water mark (VmHWM) on a process restarted just before "
-        "the case (memory.csv), one per arm and case, so no interval; the run-long peak RSS carries "
-        "every case before it and stays in tables/answer.csv only.",
-    ] if memory.METRIC in set(answers["metric"]) else []))
-    doc.para(open_questions.answer_line(answers, rounds_needed.target(run.manifest)))
-    doc.heading(3, "How the ratios were computed, and why")
-    doc.para(method_text(run, kind, who, symbol))
-    if kind == "paired":
-        doc.bullets(HOW_COMPUTED)
-        doc.para(extra_rounds_text(run.manifest))
-
-
-def variant_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], figs: Path,
-                    explain: bool = False) -> None:
-    """Variant against variant, as the framework answer: what differs between the two arms, then
-    per API the table and forest plot of numerator / reference. `explain`: carry the legend and the
-    method (when the run has no framework answer to carry them)."""
-    names = versus_names(run, versus)
-    a, b = (run.display_name(x) for x in (versus.numerator, versus.denominator))
-    doc.heading(2, f"Variants: {names}")
-    doc.para(differences(run, versus))
-    kind = basis(run, answers) if not answers.empty else ("paired" if is_paired(run.manifest) else "independent")
-    where = "see below" if explain else "as for the framework answer above"
-    doc.para(f"{names}: {versus.numerator} over the reference arm {versus.denominator} (the arm of "
-             f"{run.base(versus.denominator)} named first in this run), with its 95 % interval. Throughput "
-             f"above 1: {a} served more requests per second. p95 response time, CPU and memory below 1: "
-             f"{a} was faster or used less; above 1: {b} did. {answer.SIGNIFICANT} significant (q < {ALPHA}); "
-             f"{answer.FLAGGED} load-flagged case. {basis_line(kind, 'arms', where)}")
-    comparison_tables(doc, run, answers, versus, apis, figs)
-    if explain:
-        legend(doc, run, answers, kind, "arms", "ratio")
-    else:
-        doc.para("Read as the framework answer above: the marks, the intervals and the tests mean the "
-                 "same, with this framework's two arms in place of the two frameworks.")
-
-
-def differences(run: Run, versus) -> str:
-    """One paragraph: each arm's variant with its description, then the settings, environment and
-    loaded versions that differ between the two, from the manifest."""
-    described, effective = [], {}
-    for arm in (versus.numerator, versus.denominator):
-        entry = run.entry(arm)
-        variant = entry.get("variant") if isinstance(entry.get("variant"), dict) else {}
-        name = run.variant_name(arm)
-        description = variant.get("description")
-        described.append(f"{run.display_name(arm)} ({arm}, variant {name}"
-                         + (", the reference" if arm == versus.denominator else "") + "): "
-                         + (description if description else "the manifest does not describe this variant"))
-        settings = {**(entry.get("settings") if isinstance(entry.get("settings"), dict) else {}),
-                    **(variant.get("settings") if isinstance(variant.get("settings"), dict) else {})}
-        effective[arm] = {"settings": flat(settings), "env": flat(entry.get("env", {})),
-                          "loaded": flat(entry.get("loaded", {}))}
-    a, b = effective[versus.numerator], effective[versus.denominator]
-    order = f"{run.display_name(versus.numerator)} against {run.display_name(versus.denominator)}"
-    text = "What the ratio compares. " + "; ".join(described) + "."
-    found = False
-    for part, what in (("settings", "Settings that differ"), ("env", "Environment that differs"),
-                       ("loaded", "What the processes reported loading, where it differs")):
-        if part == "loaded" and not (a["loaded"] and b["loaded"]):
-            continue
-        lines = differing(a[part], b[part])
-        if lines:
-            found = True
-            text += f" {what} ({order}): " + "; ".join(lines) + "."
-    if not found:
-        text += " Their recorded settings, environment and loaded versions do not differ."
-    return text
 
 
 def run_section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame | None = None) -> None:

@@ -6,13 +6,12 @@ leave readers guessing which is current). It is built in a temporary folder and 
 two renames, so a failed build leaves the previous report intact and a reader never sees half a
 report. The result files themselves are only ever read.
 """
-import datetime
 from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, answer_section, engines, figures, latency_section, machine, memory, open_questions, ranking, replication, \
-    scope, slo, study_check, tables, trust, validity, variants_section, verdicts
+from analysis import answer, answer_section, engines, engines_section, figures, latency_section, machine, memory, open_questions, ranking, replication, \
+    scope, slo, study_check, tables, run_section, trust, validity, variants_section, verdicts
 from analysis.claims import CLAIMS, CPU_MARGIN, MARGIN
 # write_report raises it for an unknown --reference; cli/report.py catches it from here.
 from analysis.answer import UnknownReference  # noqa: F401
@@ -20,13 +19,12 @@ from analysis.load import ResultFileError, Run, load_run
 from analysis.names import listing, typed_name, versus_names
 from analysis.metrics import (EXTRA_GROUPS, METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label,
                               ordered_frameworks)
-from analysis.paired import TEST as PAIRED_TEST, is_paired
+from analysis.paired import is_paired
 from analysis.folder_swap import replace_dir
 from analysis.formatting import fmt, fmt_ci
 from analysis.render import Doc, write
 from analysis.stats import ALPHA
 from analysis.study import STUDY_METRICS, load_study
-from analysis.version import code_version
 
 
 def write_report(run_dir: Path, timeline_case: int | None = None, reference: str | None = None,
@@ -116,7 +114,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
         variants_section.section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
                                  explain=i == 0 and not against)
     machine.section(doc, run, tabs)
-    run_section(doc, run, status, engine_table)
+    run_section.section(doc, run, status, engine_table)
     verdict_section(doc, run, results, checks, needed)
     study_support_section(doc, checks, study)
     study_section(doc, run, study_agg, sig, study, study_apis, figs, tabs)
@@ -125,7 +123,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     for path, caption in details:
         doc.figure(path, caption)
     replication_section(doc, run, side, ratios, study_apis)
-    appendix(doc, problems)
+    run_section.appendix(doc, problems)
     if run.checked:
         trust.appendix(doc, run, tabs)
     write(doc, out)
@@ -150,7 +148,7 @@ def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = 
     engine_table = engines.engine_table(run)
     if engine_table is not None:
         engine_table.to_csv(tabs / "engines.csv", index=False)
-        engines_section(doc, run, engine_table)
+        engines_section.section(doc, run, engine_table)
     trust.appendix(doc, run, tabs)
     write(doc, out)
 
@@ -194,118 +192,6 @@ def summary(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
     doc.para(f"{flagged} iteration{'s' if flagged != 1 else ''} flagged, {excluded} excluded, {failed} "
              "failed: see the appendix." if flagged + excluded + failed else
              "No iteration was flagged, excluded or failed.")
-
-
-def run_section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame | None = None) -> None:
-    doc.heading(2, "The run")
-    m = run.manifest
-    hardware = m.get("machine", {})
-    doc.para(f"Profile {m.get('profile', '?')}; results commit {m.get('git_commit', '?')}"
-             f"{' (dirty)' if m.get('git_dirty') else ''}; report written "
-             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC} by analysis at "
-             f"commit {code_version()}.")
-    doc.para(f"Machine: {hardware.get('cpu_model', '?')}, {run.cores} cores, "
-             f"{hardware.get('mem_total_mb', '?')} MB RAM, kernel {hardware.get('kernel', '?')}. "
-             "Versions: " + ", ".join(f"{k} {v}" for k, v in m.get("versions", {}).items()
-                                      if isinstance(v, (str, int, float))) + ".")
-    profile = m.get("settings", {}).get("profile", {})
-    if isinstance(profile, dict) and profile.get("threads"):
-        doc.para(f"Load ({profile.get('name', '?')} profile): {machine.loadgen_name(run)} connections = {profile['threads']}; "
-                 f"warm-up {profile.get('warmup_s', '?')} s, measured window "
-                 f"{profile.get('duration_s', '?')} s. Case labels give the study's users per case; "
-                 "where the profile caps threads, the load actually applied is the cap.")
-    applied = load_applied(run, profile.get("thread_cap") if isinstance(profile, dict) else None)
-    if applied is not None:
-        doc.table(applied, "Load applied: the load generator's connections per case beside the mean requests in flight "
-                           "(Little's law, mean over ok iterations); well below the threads means the "
-                           "load generator, not the case, set the load")
-    if engine_table is not None:
-        engines_section(doc, run, engine_table)
-    doc.heading(2, "How to read this report")
-    doc.bullets([
-        "Every value is the mean over the iterations with status ok"
-        + (" that passed their validity checks (valid or bound)" if run.checked else "") + "; brackets give the 95 % "
-        "t-interval of that mean across iterations; (n=1) means a single iteration, so no interval.",
-        "† k: k of the iterations behind the value were flagged as untrustworthy by the run "
-        "(e.g. errors, a saturated load generator); they are included, so weigh the value accordingly.",
-        significance_text(run),
-        "CPU % is of one core, as top prints it: 100 % = one core busy, "
-        f"{100 * run.cores} % = this whole {run.cores}-core machine.",
-    ])
-    doc.heading(2, "Iterations")
-    doc.table(status.rename(columns={"framework": "Framework", "api": "API"}),
-              "Iterations per framework and API (flagged is a subset of ok; the appendix lists them)")
-    if run.duplicates:
-        doc.para(f"summary.csv held {run.duplicates} row(s) for cells that were run again; the last "
-                 "row of each cell was used.")
-
-
-def engines_section(doc: Doc, run: Run, table: pd.DataFrame) -> None:
-    """The JMeter remote engines that sent the load: what each reported, and how close it came to
-    running out of CPU, so a reader can tell whether an engine rather than the app set the load."""
-    doc.heading(2, "Load engines")
-    bind = run.manifest.get("settings", {}).get("bind_address")
-    saturated = [f"{r.endpoint} in {r.saturated_items} of {r.items} items"
-                 for r in table.itertuples(index=False) if r.saturated_items]
-    doc.para(f"The load came from {len(table)} JMeter remote engine{'s' if len(table) != 1 else ''}"
-             + (f"; the apps listened on {bind} (settings.bind_address)" if bind else "") + ". "
-             "CPU is each engine's own, as % of all its cores (top's % of one core divided by its "
-             "cores), over the items that recorded its figures: an engine at or above "
-             f"{engines.SATURATED_SHARE * 100:.0f} % of its cores in an item may have held that item's "
-             "load back, so the item carries loadgen_saturated (its loadgen CPU in summary.csv is the "
-             "busiest engine's); where one was, add engines or use bigger machines. "
-             + (f"Saturated: {'; '.join(saturated)}." if saturated else "No engine was saturated in any item."))
-    shown = pd.DataFrame({
-        "Engine": table["endpoint"], "Host": table["host"].fillna("–"), "JMeter": table["jmeter"].fillna("–"),
-        "Java": table["java"].fillna("–"), "Cores": table["cores"].map(shown_cores),
-        "SSL": table["ssl"].fillna("–"), "Items": table["items"],
-        "Mean CPU, median (% of cores)": table["cpu_mean_median_pct_of_cores"].map(fmt),
-        "Mean CPU, max (% of cores)": table["cpu_mean_max_pct_of_cores"].map(fmt),
-        "Peak CPU, max (% of cores)": table["cpu_peak_max_pct_of_cores"].map(fmt),
-        "Saturated items": table["saturated_items"], "Threads": table["threads"], "Samples": table["samples"]})
-    doc.table(shown, "Per engine: what it reported, then over the items with its figures its CPU as % of "
-                     "its cores, the items it was saturated in, the threads it ran and the samples it "
-                     "returned (tables/engines.csv)")
-
-
-def shown_cores(cores) -> str:
-    return "–" if cores is None or (isinstance(cores, float) and pd.isna(cores)) else \
-        f"{cores:g}" if isinstance(cores, (int, float)) else str(cores)
-
-
-def significance_text(run: Run) -> str:
-    if is_paired(run.manifest):
-        return (f"Significance (ASP.NET Core vs Express.js, two-sided, alpha = {ALPHA}): the {PAIRED_TEST} "
-                "of the rounds where both frameworks were ok (see the answer section); with 1 pair it "
-                "cannot be judged. Tables and figures below mark the same test.")
-    return (f"Significance (ASP.NET Core vs Express.js, two-sided, alpha = {ALPHA}): Mann-Whitney U on "
-            "per-iteration values; Welch's t-test when there are only 2-3 iterations on a side "
-            "(Mann-Whitney cannot reach p < 0.05 there); with 1 iteration it cannot be judged.")
-
-
-def appendix(doc: Doc, problems: pd.DataFrame) -> None:
-    doc.heading(2, "Appendix: flagged, excluded and failed iterations")
-    if problems.empty:
-        doc.para("None: every iteration was ok and unflagged.")
-        return
-    doc.table(problems, "Iterations excluded from the statistics (failed, excluded) or flagged, by "
-                        "framework, API (REST first), case and iteration")
-
-
-def load_applied(run: Run, thread_cap: int | None) -> pd.DataFrame | None:
-    """Per case: the nominal threads, and in_flight_mean per framework and API (None for runs
-    written before in_flight_mean existed)."""
-    ok = tables.ok_rows(run)
-    if "in_flight_mean" not in ok.columns or ok["in_flight_mean"].isna().all():
-        return None
-    wide = ok.pivot_table(index=tables.CASE_COLUMNS, columns=["framework", "api"],
-                          values="in_flight_mean", aggfunc="mean")
-    shown = pd.DataFrame({
-        "Case": [case_label(*c) for c in wide.index],
-        "Threads": [min(c[1], thread_cap) if thread_cap else c[1] for c in wide.index]})
-    for framework, api in wide.columns:
-        shown[f"{run.display_name(framework)} {api} in flight"] = [fmt(v) for v in wide[(framework, api)]]
-    return shown
 
 
 def scope_text(claim) -> str:

@@ -7,9 +7,10 @@ import pandas as pd
 from analysis import compare
 from analysis.answer import BOUND_TEXT, SIGNIFICANT
 from analysis.differing import differing, flat
+from analysis.folder_swap import replace_dir
 from analysis.load import Run, load_run
 from analysis.metrics import case_label
-from analysis.render import Doc, replace_dir, write
+from analysis.render import Doc, write
 from analysis.stats import ALPHA
 
 HEADINGS = {"throughput_rps": "Throughput B/A", "p95_ms": "p95 B/A", "app_cpu_ms_per_req": "App CPU per request B/A"}

@@ -1,7 +1,8 @@
-"""The numbers of "Latency at a given rate" (issue 26): from a latency run's latency.csv and the
-JTL of every measurement, per API, case, rate (step) and framework, the percentiles of the pooled
-samples with bootstrap intervals, the reference / other ratio of each percentile with its interval,
-and per framework and case the rates at which a latency objective (analysis/slo.py) held.
+"""The numbers of the report's "Latency at a given rate" (its words: analysis/latency_section.py):
+from a latency run's latency.csv and the JTL of every measurement, per API, case, rate (step) and
+framework, the percentiles of the pooled samples with bootstrap intervals, the reference / other
+ratio of each percentile with its interval, and per framework and case the rates at which a latency
+objective (analysis/slo.py) held.
 
 Which measurements count: those collect judged `valid` (a `bound` one is a rate JMeter could not
 hold, an `invalid` one could not be computed: both are left out of the percentiles and counted; a
@@ -50,7 +51,7 @@ from analysis.slo import PERCENTILES, Objective, label
 QUANTILES = {column: round(float(name) / 100, 4) for name, column in PERCENTILES.items()}  # p50 -> 0.5 …
 RESAMPLES = 1000
 LEVEL = 0.95
-SEED = 26  # the issue's number; each cell's stream is this and the cell's name
+SEED = 26  # any fixed number: a report's intervals stay the same; each cell's stream is this and its name
 CHUNK = 100  # replicates drawn at once, so a cell with many distinct latencies stays small in memory
 USABLE = "valid"
 CHECK_NAME = re.compile(r"(?:^|;)\s*([a-z_]+):")

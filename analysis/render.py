@@ -2,11 +2,8 @@
 embedded as data URIs, styles inline, so index.html opens offline and can be mailed as one file)."""
 import base64
 import html
-import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
@@ -115,21 +112,3 @@ def write(doc: Doc, out: Path) -> None:
     """The document as out/report.md and out/index.html."""
     (out / "report.md").write_text(markdown(doc, out))
     (out / "index.html").write_text(html_page(doc))
-
-
-def replace_dir(final: Path, build: Callable[[Path], None]) -> Path:
-    """Build a folder of derived files (a report) beside `final` and swap it in with two renames, so
-    a failed build leaves the previous one untouched and a reader never sees half of one."""
-    building = final.parent / f".{final.name}-building-{os.getpid()}"
-    shutil.rmtree(building, ignore_errors=True)
-    try:
-        build(building)
-    except BaseException:
-        shutil.rmtree(building, ignore_errors=True)
-        raise
-    old = final.parent / f".{final.name}-old-{os.getpid()}"
-    if final.exists():
-        final.rename(old)
-    building.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
-    return final

@@ -1,5 +1,4 @@
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -8,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.claims import CLAIMS
-from analysis.conftest import FIXTURE_RESULTS, HAND_RUN
+from analysis.conftest import HAND_RUN
 from analysis.load import ResultFileError
 from analysis.report import write_report
 
@@ -133,18 +132,3 @@ def test_cli_names_the_broken_file_in_one_line(results):
 def test_cli_unknown_run(results):
     done = report_cli("20990101-000000-none", "--results-dir", str(results))
     assert done.returncode == 2 and "no run '20990101-000000-none'" in done.stderr
-
-
-def test_the_load_applied_sits_beside_the_nominal_threads(tmp_path):
-    """A run with in_flight_mean (the fixtures predate it) shows it per case next to the threads."""
-    results = tmp_path / "results"
-    shutil.copytree(FIXTURE_RESULTS, results)
-    summary = results / HAND_RUN / "summary.csv"
-    lines = summary.read_text().splitlines()
-    lines = [lines[0] + ",in_flight_mean"] + [line + ",42.5" for line in lines[1:]]
-    summary.write_text("\n".join(lines) + "\n")
-    text = (write_report(results / HAND_RUN) / "report.md").read_text()
-    table = text[text.index("Load applied: the load generator's connections per case"):]  # the answer's table comes first
-    row = next(line for line in table.splitlines() if line.startswith("| case 18: 500 users"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1] == "500" and cells[2:] and all(c == "42.5" for c in cells[2:]), row

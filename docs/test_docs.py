@@ -23,7 +23,7 @@ USER_DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md"
              *sorted((ROOT / "docs").glob("*.md"))]
 # The changelog names what was, so its commands and paths may be gone; its links must still resolve.
 CURRENT_DOCS = [d for d in USER_DOCS if d.name != "CHANGELOG.md"]
-SKIP_DIRS = {".git", ".testbed", "results", "node_modules", "bin", "obj"}
+SKIP_DIRS = {".git", ".testbed", "results", "node_modules", "bin", "obj", ".pytest_cache", "__pycache__"}
 # Subcommands whose first word is an action with flags of its own.
 NESTED = {"db", "engine"}
 

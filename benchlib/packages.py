@@ -15,6 +15,8 @@ DEBIAN = {
                "python3-matplotlib", "python3-yaml"],
     "samplers": ["procps"],
     "load": ["wrk"],
+    # framework.json's checks: benchlib/framework.schema.json (benchlib/apps.py).
+    "schema": ["python3-jsonschema"],
 }
 NODE_PROJECTS = ["seed"]
 

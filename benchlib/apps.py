@@ -68,8 +68,9 @@ def check_framework(framework, file: str) -> None:
         fail(f"{subject} lacks {', '.join(missing)}; see {GUIDE} for its fields.")
     if error.validator == "additionalProperties":
         known = _schema_at(path).get("properties", {})
-        unknown = ", ".join(repr(key) for key in error.instance if key not in known)
-        fail(f"{subject} has unknown field {unknown}; see {GUIDE} for its fields.")
+        unknown = [repr(key) for key in error.instance if key not in known]
+        fail(f"{subject} has unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+             f"see {GUIDE} for its fields.")
     depth, rule = _rule(path)
     value = framework
     for key in path[:depth]:

@@ -4,6 +4,8 @@ one, waiting for it and stopping it, and the background apps of `./testbed up|do
 Nothing here knows a framework by name. In this code base "framework" is the dict read from a
 framework.json (plus `dir`, its folder); "manifest" means a run's manifest.json only.
 """
+import functools
+import importlib
 import json
 import os
 import subprocess
@@ -15,17 +17,21 @@ from benchlib.cases import API_STYLES
 from benchlib.console import fail, say
 from benchlib.dataset import seed
 from benchlib.net import port_free, wait_for_200
+from benchlib.packages import ensure_debian
 from benchlib.paths import LOGS, PIDS, ROOT, bind_address, port_offset, shown
 from benchlib.processes import start_time, stop_group
 
 READY_TIMEOUT_S = 120
-REQUIRED = ("name", "type", "maintainers", "build", "start", "port_env", "default_port",
-            "readiness_path")
+# Every field of framework.json and its rule, in one JSON Schema (draft 2020-12) that each
+# framework.json names as its "$schema", so that editors check it as the testbed does.
+SCHEMA_FILE = Path(__file__).resolve().with_name("framework.schema.json")
+SCHEMA = json.loads(SCHEMA_FILE.read_text())
 # What kind of entry it is, as the largest benchmark collections separate them: `realistic` is
 # the framework as its documentation teaches and production runs it; `tuned` departs from that to
 # go faster (docs/adding-a-framework.md, "Realistic or tuned").
-TYPES = ("realistic", "tuned")
+TYPES = tuple(SCHEMA["$defs"]["type"]["enum"])
 GUIDE = "docs/adding-a-framework.md"
+SHOWN_VALUE = 80
 DB_MARKER = "database.started"
 # The value `./testbed new` writes for every setting still to declare (scaffold/make.py); verify
 # fails an implementation while any is left, since an undeclared setting could tilt a comparison.
@@ -35,28 +41,104 @@ TODO = "TODO"
 # --- finding and checking ------------------------------------------------------------------------
 
 def read_framework(path: Path) -> dict:
-    """One framework.json, checked: readable JSON, the fields every command relies on, and apis."""
+    """One framework.json, checked: readable JSON that keeps framework.schema.json."""
     path = Path(path)
     try:
         framework = json.loads(path.read_text())
     except (OSError, ValueError) as e:
         fail(f"cannot read {shown(path)} ({e}); fix it or remove the folder.")
-    missing = [key for key in REQUIRED if key not in framework]
-    if missing:
-        fail(f"{shown(path)} lacks {', '.join(missing)}; see {GUIDE} for its fields.")
-    for where, entry in [("type", framework)] + [(f"variant {v.get('name')!r}'s type", v)
-                                                  for v in framework.get("variants") or []]:
-        if entry.get("type", framework["type"]) not in TYPES:
-            fail(f"{shown(path)}: {where} must be {' or '.join(TYPES)}, not {entry['type']!r}; "
-                 f"see {GUIDE}, \"Realistic or tuned\".")
-    maintainers = framework["maintainers"]
-    if not isinstance(maintainers, list) or not maintainers \
-            or not all(isinstance(m, str) and m.strip() for m in maintainers):
-        fail(f"{shown(path)}: maintainers must be a non-empty list of names (who answers for "
-             f"this implementation), not {maintainers!r}.")
+    check_framework(framework, shown(path))
+    # "$schema" is for editors: the framework, and so each run's manifest, is the rest.
+    framework.pop("$schema", None)
     framework["dir"] = path.resolve().parent
-    served_apis(framework)
     return framework
+
+
+def check_framework(framework, file: str) -> None:
+    """framework.json's content against framework.schema.json; its first problem is one line
+    naming `file` and the field, with the field's rule (the schema's errorMessage)."""
+    error = next(_validator().iter_errors(framework), None)
+    if error is None:
+        return
+    path = list(error.absolute_path)
+    where = _where(framework, path)
+    subject = f"{file}: {where}" if where else file
+    if error.validator == "required":
+        missing = [key for key in error.validator_value if key not in error.instance]
+        fail(f"{subject} lacks {', '.join(missing)}; see {GUIDE} for its fields.")
+    if error.validator == "additionalProperties":
+        known = _schema_at(path).get("properties", {})
+        unknown = [repr(key) for key in error.instance if key not in known]
+        fail(f"{subject} has unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+             f"see {GUIDE} for its fields.")
+    depth, rule = _rule(path)
+    value = framework
+    for key in path[:depth]:
+        value = value[key]
+    shown_value = repr(value) if len(repr(value)) <= SHOWN_VALUE else repr(value)[:SHOWN_VALUE - 1] + "…"
+    where = _where(framework, path[:depth])
+    fail(f"{f'{file}: {where}' if where else file} {rule}, not {shown_value}; see {GUIDE}.")
+
+
+@functools.cache
+def _validator():
+    """The schema's validator; python3-jsonschema is installed on first need, as every other
+    Debian package the testbed uses."""
+    try:
+        import jsonschema
+    except ImportError:
+        ensure_debian("schema")
+        importlib.invalidate_caches()
+        import jsonschema
+    return jsonschema.Draft202012Validator(SCHEMA)
+
+
+def _resolve(node: dict) -> dict:
+    """A schema node with its local "$ref" followed (its own keywords win)."""
+    while "$ref" in node:
+        target = SCHEMA
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+    return node
+
+
+def _schema_at(path: list) -> dict:
+    """The schema node that applies to the value at `path` in a framework.json ({} if none)."""
+    node = _resolve(SCHEMA)
+    for key in path:
+        node = node.get("items") if isinstance(key, int) else \
+            node.get("properties", {}).get(key, node.get("additionalProperties"))
+        if not isinstance(node, dict):
+            return {}
+        node = _resolve(node)
+    return node
+
+
+def _rule(path: list) -> tuple[int, str]:
+    """(depth, rule): the innermost field along `path` whose schema states its rule in words."""
+    for depth in range(len(path), -1, -1):
+        rule = _schema_at(path[:depth]).get("errorMessage")
+        if rule:
+            return depth, rule
+    return 0, SCHEMA["errorMessage"]
+
+
+def _where(framework: dict, path: list) -> str:
+    """A field as the guide names it: `type`, `env.NODE_ENV`, `variant 'jit''s start`."""
+    words, node = [], framework
+    for i, key in enumerate(path):
+        if i == 1 and path[0] == "variants":
+            name = node[key].get("name") if isinstance(node[key], dict) else None
+            words = [f"variant {name!r}" if isinstance(name, str) else f"variant {key + 1}"]
+        elif i == 2 and path[0] == "variants":
+            words[0] += f"'s {key}"
+        elif isinstance(key, int):
+            words[-1] += f"[{key}]"
+        else:
+            words.append(key)
+        node = node[key]
+    return ".".join(words)
 
 
 def frameworks() -> list[dict]:
@@ -84,12 +166,9 @@ def select(names: list[str] | None, extra: list[Path] = ()) -> list[dict]:
 
 
 def served_apis(framework: dict) -> tuple:
-    """The API styles an implementation serves: its framework.json's optional `apis`, else both."""
-    apis = tuple(framework.get("apis", API_STYLES))
-    if not apis or any(a not in API_STYLES for a in apis):
-        fail(f"{framework['dir'] / 'framework.json'}: apis must be a non-empty list of "
-             f"{' and '.join(API_STYLES)}, not {list(apis)}.")
-    return apis
+    """The API styles an implementation serves: its framework.json's optional `apis` (which the
+    schema holds to API_STYLES), else both."""
+    return tuple(framework.get("apis", API_STYLES))
 
 
 def settings(framework: dict) -> list[tuple[str, object]]:

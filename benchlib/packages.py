@@ -15,8 +15,12 @@ DEBIAN = {
                "python3-matplotlib", "python3-yaml"],
     "samplers": ["procps"],
     "load": ["wrk"],
+    # framework.json's checks: benchlib/framework.schema.json (benchlib/apps.py).
+    "schema": ["python3-jsonschema"],
 }
-NODE_PROJECTS = ["seed"]
+# npm projects of the testbed itself (not an implementation's): the seeder, and lint/, the ESLint
+# that each Node app's npm test runs.
+NODE_PROJECTS = ["seed", "lint"]
 
 
 def setup_all():

@@ -7,7 +7,7 @@ import sys
 from benchlib import apps, builds, database, jmeter
 from benchlib.console import say
 from benchlib.dataset import seed
-from benchlib.packages import DEBIAN, ensure_debian
+from benchlib.packages import DEBIAN, NODE_PROJECTS, ensure_debian, ensure_npm
 from benchlib.paths import IDS, ROOT
 
 
@@ -23,6 +23,8 @@ def suite_env() -> dict:
 
 def run_all(pytest_args: list[str]) -> int:
     ensure_debian(*DEBIAN)  # the suites run every part, wrk and the samplers included
+    for project in NODE_PROJECTS:  # the seeder, and the linter the Node apps' own suites run
+        ensure_npm(ROOT / project)
     env = suite_env()
     seed()
     implementations = apps.frameworks()

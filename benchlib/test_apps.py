@@ -9,9 +9,11 @@ import time
 import pytest
 
 from benchlib import apps, builds
+from benchlib.cases import API_STYLES
 from benchlib.console import UserError
 from benchlib.database import database
 from benchlib.net import free_port
+from benchlib.paths import ROOT
 from benchlib.processes import alive, stop_group
 
 # A stand-in implementation: answers 200 on /healthz, and starts a child process so that stopping
@@ -219,3 +221,54 @@ def test_a_framework_without_type_or_maintainers_is_refused(tmp_path):
 
 def test_the_repository_s_frameworks_declare_both():
     assert all(f["type"] in apps.TYPES and f["maintainers"] for f in apps.frameworks())
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"proces_name": "node"}, "toy-api/framework.json has unknown field 'proces_name'; see "
+                              "docs/adding-a-framework.md for its fields."),
+    ({"default_port": "4000"}, ": default_port must be a port number from 1 to 65535, not '4000'"),
+    ({"default_port": 70000}, ": default_port must be a port number from 1 to 65535, not 70000"),
+    ({"readiness_path": "healthz"}, ": readiness_path must be a path starting with /, not 'healthz'"),
+    ({"start": "node server.js"}, ": start must be a non-empty list of strings"),
+    ({"env": {"NODE_ENV": "production", "WORKERS": 2}},
+     ": env must be an object of environment variables and their values (strings), not "),
+    ({"apis": ["rest", "soap"]}, ": apis must be a non-empty list of rest and graphql, not ['rest', 'soap']"),
+    ({"name": "Toy"}, ": name must be lowercase letters and digits"),
+    ({"variants": []}, ": variants must be a non-empty list of variants, the default first, not []"),
+    ({"variants": [{"env": {}}]}, ": variant 1 lacks name; see docs/adding-a-framework.md"),
+    ({"variants": [{"name": "default"}, {"name": "jit", "evn": {}}]},
+     ": variant 'jit' has unknown field 'evn'"),
+    ({"variants": [{"name": "default", "start": []}]},
+     ": variant 'default''s start must be a non-empty list of strings"),
+])
+def test_each_field_is_checked_against_the_schema_in_one_line(tmp_path, fields, message):
+    with pytest.raises(UserError) as error:
+        apps.read_framework(write_framework(tmp_path / "toy-api", **fields))
+    assert message in str(error.value) and "\n" not in str(error.value)
+    assert str(error.value).startswith(str(tmp_path / "toy-api" / "framework.json"))
+
+
+def test_a_framework_json_that_is_not_an_object_is_one_line(tmp_path):
+    folder = tmp_path / "toy-api"
+    folder.mkdir()
+    (folder / "framework.json").write_text("[1, 2]")
+    with pytest.raises(UserError, match=r"framework.json must be a JSON object of framework.json's "
+                                        r"fields, not \[1, 2\]"):
+        apps.read_framework(folder / "framework.json")
+
+
+def test_the_schema_is_valid_and_states_what_the_code_relies_on():
+    import jsonschema
+    jsonschema.Draft202012Validator.check_schema(apps.SCHEMA)
+    assert apps.SCHEMA["properties"]["apis"]["items"]["enum"] == list(API_STYLES)
+    assert apps.TYPES == ("realistic", "tuned")
+    # Every field has its rule in words, for the one-line errors and editors alike.
+    fields = {**apps.SCHEMA["properties"], **apps.SCHEMA["$defs"]["variant"]["properties"]}
+    assert all(apps._resolve(node).get("errorMessage") for node in fields.values())
+
+
+def test_each_framework_json_names_the_schema_for_editors_and_runs_never_see_it():
+    for path in sorted(ROOT.glob("*/framework.json")):
+        declared = json.loads(path.read_text())["$schema"]
+        assert (path.parent / declared).resolve() == apps.SCHEMA_FILE, path
+        assert "$schema" not in apps.read_framework(path), path

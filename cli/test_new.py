@@ -9,9 +9,10 @@ import subprocess
 
 import pytest
 
+from benchlib import apps
 from benchlib.database import database
 from benchlib.paths import ROOT, STATE
-from scaffold.make import sources
+from scaffold.make import TEMPLATE, manifest, sources
 from contract.test_verify import table
 from contract.verify import ROUTES
 
@@ -70,6 +71,31 @@ def test_an_unknown_source_lists_the_templates_found(copy):
 
 
 @pytest.mark.parametrize("source", sorted(sources()))
+def test_a_new_framework_json_names_the_schema_and_keeps_it(source):
+    found = sources()[source]
+    template = json.loads((found["dir"] / TEMPLATE / "framework.json").read_text())
+    data = manifest(template, "koa", "Koa", ["Ada"], 3900, found, ROOT / "koa-api")
+    assert list(data)[0] == "$schema" and data["$schema"] == "../benchlib/framework.schema.json"
+    apps.check_framework(data, "koa-api/framework.json")  # a problem would raise UserError
+
+
+def test_a_template_that_would_break_the_schema_writes_nothing(copy):
+    template = copy / "express-api" / TEMPLATE / "framework.json"
+    kept = template.read_text()
+    template.write_text(kept.replace('"readiness_path": "/healthz"', '"readiness_path": "healthz"'))
+    try:
+        before = entries(copy)
+        result = run_testbed(copy, "new", "koa", "--from", "express", "--maintainer", "Ada")
+    finally:
+        template.write_text(kept)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr == ("testbed: the framework.json made from express-api/scaffold/framework.json: "
+                             "readiness_path must be a path starting with /, not 'healthz'; "
+                             "see docs/adding-a-framework.md.\n")
+    assert entries(copy) == before
+
+
+@pytest.mark.parametrize("source", sorted(sources()))
 def test_a_scaffold_builds_starts_and_verify_lists_what_is_missing(copy, source):
     name = f"from-{source}"
     made = run_testbed(copy, "new", name, "--from", source, "--maintainer", "Ada Lovelace")
@@ -79,6 +105,8 @@ def test_a_scaffold_builds_starts_and_verify_lists_what_is_missing(copy, source)
     original = json.loads((ROOT / f"{source}-api" / "framework.json").read_text())
     assert (framework["name"], framework["type"], framework["maintainers"]) == \
         (name, "realistic", ["Ada Lovelace"])
+    schema = (folder / framework["$schema"]).resolve()
+    assert schema == (copy / "benchlib" / "framework.schema.json").resolve()
     # One TODO per setting the source declares, and a README row for each.
     assert framework["settings"] == {key: "TODO" for key in original["settings"]}
     readme = (folder / "README.md").read_text()

@@ -101,6 +101,19 @@ def test_verify_names_the_broken_check(tmp_path, upstream):
     assert "relay: 100 SELECT" in result.stdout
 
 
+def test_verify_checks_a_framework_json_against_the_schema_as_discovery_does(tmp_path):
+    folder = tmp_path / "typo-api"
+    folder.mkdir()
+    (folder / "framework.json").write_text(json.dumps({
+        "name": "typo", "type": "realistic", "maintainers": ["contract/test_verify.py"],
+        "build": "true", "start": ["true"], "port_env": "PORT", "default_port": free_port(),
+        "readiness_path": "/healthz", "proces_name": "python3"}))
+    result = verify("--manifest", str(folder / "framework.json"), "--framework", "typo")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr == (f"testbed: {folder / 'framework.json'} has unknown field 'proces_name'; "
+                             "see docs/adding-a-framework.md for its fields.\n")
+
+
 def failing(whats) -> list[Failure]:
     return [Failure(what, "expected", "got") for what in whats]
 

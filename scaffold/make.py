@@ -3,6 +3,7 @@
 be a framework's is refused in one line before anything is written; the folder appears whole or
 not at all."""
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -15,8 +16,10 @@ from benchlib.console import fail, say
 from benchlib.paths import ROOT, shown
 
 TEMPLATE = "scaffold"
-NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
-MAX_NAME = 30
+# framework.json's rule for a name (benchlib/framework.schema.json), checked here first to say it
+# in the scaffold's words.
+NAME = re.compile(apps.SCHEMA["properties"]["name"]["pattern"])
+MAX_NAME = apps.SCHEMA["properties"]["name"]["maxLength"]
 # Words the command line already gives a meaning; a framework so named could not be chosen.
 RESERVED = {"all": "--framework all means every framework",
             "default": "it is the name of every framework's first variant"}
@@ -82,13 +85,14 @@ def shown_value(value) -> str:
 
 
 def manifest(template: dict, name: str, display_name: str, maintainers: list[str], port: int,
-             source: dict) -> dict:
-    """framework.json: who and where first, the template's build and start, then one TODO per
-    setting the source declares (a new implementation declares at least as much)."""
-    ordered = {"schema": template.get("schema", 1), "name": name, "display_name": display_name,
+             source: dict, folder: Path) -> dict:
+    """framework.json: its schema, who and where first, the template's build and start, then one
+    TODO per setting the source declares (a new implementation declares at least as much)."""
+    ordered = {"$schema": os.path.relpath(apps.SCHEMA_FILE, folder),
+               "schema": template.get("schema", 1), "name": name, "display_name": display_name,
                "type": "realistic", "maintainers": maintainers}
     for key, value in template.items():
-        if key not in ("schema", "variants"):
+        if key not in ("$schema", "schema", "variants"):
             ordered[key] = value
         if key == "port_env":
             ordered["default_port"] = port
@@ -130,7 +134,9 @@ def new(name: str, source_name: str | None, maintainers: list[str] | None,
         fail(f"{shown(template_dir)}/framework.json cannot be read ({e}); fix the template.")
     port = free_port(known)
     data = manifest(template, name, display_name or name.replace("-", " ").title(),
-                    maintainers or default_maintainer(), port, source)
+                    maintainers or default_maintainer(), port, source, folder)
+    # What discovery, verify and runs will check, before anything is written.
+    apps.check_framework(data, f"the framework.json made from {shown(template_dir)}/framework.json")
     settings = "\n".join(f"| `{key}` | {TODO} | {source['name']}: {shown_value(value)} |"
                          for key, value in source.get("settings", {}).items())
     values = {"NAME": name, "DISPLAY_NAME": data["display_name"], "SOURCE": source["name"],

@@ -48,7 +48,7 @@ def register(sub):
     p.add_argument("--iterations", type=int, metavar="N", help="override the profile's iterations (rounds)")
     p.add_argument("--budget", type=float, metavar="MINUTES", dest="budget_min",
                    help="after the profile's rounds, add rounds for the cells whose interval is still "
-                        "wider than ±10 %% while the run stays within MINUTES (quick: 38)")
+                        f"wider than ±10 %% while the run stays within MINUTES (quick: {PROFILES['quick'].budget_s / 60:g})")
     layout = p.add_mutually_exclusive_group()
     layout.add_argument("--pin", dest="pin", action="store_true", default=None,
                         help="give the load generator a CPU set of its own, the app and database the rest "

@@ -24,12 +24,13 @@ import pandas as pd
 
 from analysis import memory, rounds_needed, validity
 from analysis.load import Run
-from analysis.metrics import PAIR, case_label
+from analysis.metrics import case_label
 from analysis.paired import is_paired
 from analysis.stats import adjust_family
 from analysis.tables import CASE_COLUMNS, compare_arms, ok_rows, report_order
+from benchlib.cases import STUDY_PAIR
 
-ASPNET, EXPRESS = PAIR
+ASPNET, EXPRESS = STUDY_PAIR
 # All go to answer.csv; the page shows SHOWN so the table fits a screen (mean and p99 follow p95
 # closely in every run so far, and are one click away in the CSV). CPU per request and memory from
 # fresh processes exist from schema 3 on (validity checks, memory.csv); older runs answer without
@@ -89,7 +90,7 @@ class Versus:
     @property
     def study(self) -> bool:
         """The study's own ratio, ASP.NET Core / Express.js."""
-        return (self.numerator, self.denominator) == PAIR
+        return (self.numerator, self.denominator) == STUDY_PAIR
 
     @property
     def symbol(self) -> str:
@@ -115,7 +116,7 @@ def reference(run: Run, wanted: str | None = None) -> str | None:
             raise UnknownReference(f"--reference {wanted}: run {run.run_id} has no framework {wanted!r}; "
                                    f"its frameworks: {', '.join(arms) or 'none'}")
         return wanted
-    return next((f for f in PAIR if f in arms), arms[0] if arms else None)
+    return next((f for f in STUDY_PAIR if f in arms), arms[0] if arms else None)
 
 
 def framework_comparisons(run: Run, wanted: str | None = None) -> list[Versus]:
@@ -133,7 +134,7 @@ def variant_comparisons(run: Run) -> list[Versus]:
     return [Versus(arm, arms[0]) for arms in by_base.values() for arm in arms[1:]]
 
 
-def load_flags(run: Run, arms=PAIR) -> pd.DataFrame:
+def load_flags(run: Run, arms=STUDY_PAIR) -> pd.DataFrame:
     """Per api and case: the load flags any ok iteration of either arm carried, ';'-joined."""
     ok = ok_rows(run)
     ok = ok[ok["framework"].isin(arms)]

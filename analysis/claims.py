@@ -24,9 +24,9 @@ beside it.
 import math
 from dataclasses import dataclass
 
-from analysis.metrics import PAIR
+from benchlib.cases import STUDY_PAIR
 
-ASPNET, EXPRESS = PAIR
+ASPNET, EXPRESS = STUDY_PAIR
 NAMES = {ASPNET: "ASP.NET Core", EXPRESS: "Express.js"}
 
 # The study names no margin. 10 % is fixed here, before any of our runs is judged, and is just under

@@ -28,9 +28,9 @@ from scipy.special import gammaln
 
 from analysis.claims import MAX, MIN
 from analysis.load import Run, load_jtl
-from analysis.metrics import PAIR
 from analysis.paired import is_paired
 from analysis.tables import CASE_COLUMNS, SIGNIFICANCE_COLUMNS, compare_metric, ok_rows
+from benchlib.cases import STUDY_PAIR
 
 RESOLUTION_MS = 1.0
 
@@ -61,7 +61,7 @@ def item_values(run: Run) -> pd.DataFrame:
     """Per usable item of the study's two frameworks: min_ms_equal_n and max_ms_equal_n, with the
     item's verdicts (CARRIED)."""
     ok = ok_rows(run)
-    ok = ok[ok["framework"].isin(PAIR)]
+    ok = ok[ok["framework"].isin(STUDY_PAIR)]
     samples = {(r.framework, r.api, r.case, r.iteration): elapsed(run, r) for r in ok.itertuples()}
     paired = is_paired(run.manifest)
     records = []
@@ -82,14 +82,14 @@ def cells(run: Run) -> pd.DataFrame:
     """The significance table's rows (analysis.tables.significance's columns) for the two
     equal-count metrics, ASP.NET Core over Express.js."""
     values = item_values(run)
-    a_name, b_name = PAIR
+    a_name, b_name = STUDY_PAIR
     records = []
     for (api, *case), group in values.groupby(["api", *CASE_COLUMNS]):
         a, b = group[group["framework"] == a_name], group[group["framework"] == b_name]
         for metric in (MIN, MAX):
             if a.empty or b.empty or a[metric].isna().all() or b[metric].isna().all():
                 continue
-            found = compare_metric(run, a, b, metric, PAIR)
+            found = compare_metric(run, a, b, metric, STUDY_PAIR)
             if metric == MIN and min(a[metric].min(), b[metric].min()) < RESOLUTION_MS:
                 found = under_resolution(found, min(a[metric].min(), b[metric].min()))
             records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric, **found,

@@ -15,8 +15,9 @@ import pandas as pd  # noqa: E402
 from analysis.answer import FLAGGED, STUDY, HEADINGS, LOAD_FLAGS, Versus, better_side, shown  # noqa: E402
 from analysis.claims import MARGIN  # noqa: E402
 from analysis.load import Run, load_jtl, load_proc  # noqa: E402
-from analysis.metrics import METRICS, PAIR, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
+from analysis.metrics import METRICS, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
 from analysis.tables import CASE_COLUMNS, ok_rows  # noqa: E402
+from benchlib.cases import STUDY_PAIR
 
 # For arms whose framework.json declares no `colour`, or one an earlier arm of the run took (a
 # variant inherits its framework's): the first two are ASP.NET Core's and Express.js's own, so runs
@@ -106,7 +107,7 @@ def study_figure(run: Run, agg: pd.DataFrame, sig: pd.DataFrame, spec: StudyFigu
     ax.grid(axis="y", alpha=0.3)
     n = f"{part['n'].min()}" + (f"-{part['n'].max()}" if part["n"].max() != part["n"].min() else "")
     bottom = footnote(fig, f"Bars: mean over ok iterations (n = {n} per bar); error bars: 95 % "
-                  f"t-interval (none when n = 1); * = {'/'.join(run.display_name(f) for f in PAIR)} "
+                  f"t-interval (none when n = 1); * = {'/'.join(run.display_name(f) for f in STUDY_PAIR)} "
                   "difference significant at p < 0.05.")
     return save(fig, path, bottom)
 

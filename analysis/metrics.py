@@ -1,6 +1,8 @@
 """What each summary.csv metric means, and how the study's tables and figures map onto them."""
 from dataclasses import dataclass
 
+from benchlib.cases import STUDY_PAIR
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -79,8 +81,7 @@ EXTRA_GROUPS = {
 }
 
 # The study's column order: ASP.NET Core first, then Express.js; other frameworks follow by name.
-PREFERRED_ORDER = ["aspnet", "express"]
-PAIR = ("aspnet", "express")
+PREFERRED_ORDER = list(STUDY_PAIR)
 
 
 def ordered_frameworks(names) -> list[str]:

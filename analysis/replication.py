@@ -9,8 +9,8 @@ analysis.verdicts (our run) and analysis.study_check (the study's own tables).
 """
 import pandas as pd
 
-from analysis.metrics import PAIR
 from analysis.study import STUDY_METRICS, normalise_study
+from benchlib.cases import STUDY_PAIR
 
 
 def normalise_ours(column: str, value, cores: int):
@@ -41,7 +41,7 @@ def side_by_side(agg: pd.DataFrame, cores: int, study: pd.DataFrame) -> pd.DataF
 def ratios(side: pd.DataFrame) -> pd.DataFrame:
     """ASP.NET Core / Express.js per api, case and metric, in the study and here (none where either
     of our means is a bound: a ratio of bounds is no estimate)."""
-    a, b = PAIR
+    a, b = STUDY_PAIR
     side = side.assign(mean=side["mean"].where(~side["bound"].astype(bool)))
     wide = side.pivot_table(index=["api", "case", "study_metric", "unit"], columns="framework",
                             values=["study", "mean"], aggfunc="first")

@@ -4,8 +4,9 @@ are analysis/replication.py's)."""
 import pandas as pd
 
 from analysis.formatting import fmt, fmt_ci
-from analysis.metrics import METRICS, PAIR, STUDY_TABLES, case_label
+from analysis.metrics import METRICS, STUDY_TABLES, case_label
 from analysis.study import STUDY_METRICS
+from benchlib.cases import STUDY_PAIR
 
 
 def section(doc, run, side, ratios, apis) -> None:
@@ -23,7 +24,7 @@ def section(doc, run, side, ratios, apis) -> None:
             for case, group in part.groupby("case"):
                 by = group.set_index("framework")
                 row = {"Case": case_label(case, *group.iloc[0][["requests", "rows", "joins"]].astype(int))}
-                for f in PAIR:
+                for f in STUDY_PAIR:
                     if f not in by.index:
                         continue
                     r = by.loc[f]

@@ -19,9 +19,9 @@ from analysis.answer import UnknownReference  # noqa: F401
 from analysis.claims import CLAIMS
 from analysis.folder_swap import replace_dir
 from analysis.load import ResultFileError, Run, load_run
-from analysis.metrics import PAIR
 from analysis.render import Doc, write
 from analysis.study import load_study
+from benchlib.cases import STUDY_PAIR
 
 
 def write_report(run_dir: Path, timeline_case: int | None = None, reference: str | None = None,
@@ -50,7 +50,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     claim_cells = memory.for_verdicts(run, sig)
     # The study's sections compare the two default arms, aspnet and express, and nothing else: a
     # run with extra variants gives the same study sections as one without them.
-    study_agg = agg[agg["framework"].isin(PAIR)]
+    study_agg = agg[agg["framework"].isin(STUDY_PAIR)]
     study = load_study()
     side = replication.side_by_side(study_agg, run.cores, study)
     ratios = replication.ratios(side)
@@ -65,7 +65,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
                            & every_answer["denominator"].isin([v.denominator for v in against])]
     # The trust section's cross-check and memory tables are the study's A/E, whatever the reference.
     study_answer = answer.answer(run, sig, answer.STUDY) \
-        if set(answer.PAIR) <= set(answer.framework_arms(run)) else pd.DataFrame(columns=answer.COLUMNS)
+        if set(answer.STUDY_PAIR) <= set(answer.framework_arms(run)) else pd.DataFrame(columns=answer.COLUMNS)
     ranked = ranking.ranking(run, agg, answer.framework_arms(run))
 
     every_answer.to_csv(tabs / "answer.csv", index=False)

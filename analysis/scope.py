@@ -10,15 +10,14 @@ import pandas as pd
 
 from analysis import validity
 from analysis.load import Run
-from analysis.metrics import PAIR
-from benchlib.cases import API_STYLES, cases
+from benchlib.cases import API_STYLES, STUDY_PAIR, cases
 
 NOT_IN_RUN = "not in this run"
 NO_USABLE_ROUND = "no usable round"
 API_NAMES = {"rest": "REST", "graphql": "GraphQL"}
 
 
-def absent(run: Run, arms: tuple[str, str] = PAIR) -> dict[tuple[str, int], str]:
+def absent(run: Run, arms: tuple[str, str] = STUDY_PAIR) -> dict[tuple[str, int], str]:
     """(api, case) -> why the two arms have no usable pair there, for every case of the study's
     matrix that has none; cases with a usable pair are not keys."""
     summary = run.summary

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.claims import ALL, AT_EXPRESS_PEAK, CPU, MAX, MIN, NAMES, PEAK, Claim, Interaction, Unjudgeable
-from analysis.metrics import PAIR
 from analysis.study import READINGS, STUDY_METRIC_OF, STUDY_METRICS
 from analysis.verdicts import AGREE, API_NAMES, band_outcome, cell_name, metric_words
+from benchlib.cases import STUDY_PAIR
 
 SUPPORTED, NOT_SUPPORTED, DEPENDS = "supported", "not supported", "depends on the transcription"
 NOT_CHECKED = "not checked"
@@ -47,7 +47,7 @@ def published(study: pd.DataFrame) -> dict:
 
 
 def keys(api: str, case: int, metric: str) -> tuple:
-    return tuple((api, case, framework, STUDY_METRIC[metric]) for framework in PAIR)
+    return tuple((api, case, framework, STUDY_METRIC[metric]) for framework in STUDY_PAIR)
 
 
 def cells_of(claim: Claim) -> list[tuple]:
@@ -135,7 +135,7 @@ def lower_per_case(study: pd.DataFrame, api: str, metric: str) -> pd.DataFrame:
     part = study[(study["api"] == api) & (study["metric"] == metric)]
     wide = part.pivot_table(index=["case", "requests", "rows"], columns="framework",
                             values="value").reset_index()
-    a, e = PAIR
+    a, e = STUDY_PAIR
     wide["lower"] = [NAMES[a] if va < ve else NAMES[e] if ve < va else "neither"
                      for va, ve in zip(wide[a], wide[e])]
     return wide.rename(columns={"requests": "users"})[["case", "users", "rows", "lower"]]

@@ -6,7 +6,8 @@ import pandas as pd
 from analysis import figures, tables
 from analysis.formatting import fmt, fmt_ci
 from analysis.load import Run
-from analysis.metrics import METRICS, PAIR, STUDY_FIGURES, STUDY_TABLES, case_label, ordered_frameworks
+from analysis.metrics import METRICS, STUDY_FIGURES, STUDY_TABLES, case_label, ordered_frameworks
+from benchlib.cases import STUDY_PAIR
 
 
 def display_wide(run: Run, wide: pd.DataFrame, study: pd.DataFrame | None) -> pd.DataFrame:
@@ -34,7 +35,7 @@ def section(doc, run, agg, sig, study, apis, figs, tabs) -> None:
             continue
         wide = tables.study_table(agg, sig, spec)
         published = study[(study["api"] == spec.api) & (study["metric"] == spec.study_metric)]
-        for f in PAIR:
+        for f in STUDY_PAIR:
             wide[f"study_{f}"] = wide["case"].map(published[published["framework"] == f].set_index("case")["value"])
         wide.to_csv(tabs / f"table{spec.number:02d}_{spec.api}_{spec.column}.csv", index=False)
         doc.table(display_wide(run, wide, study), f"Table {spec.number}: {spec.title}; study = the "

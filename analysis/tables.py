@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 
 from analysis.load import Run, load_run_json
-from analysis.metrics import METRICS, PAIR, StudyTable, ordered_frameworks
+from analysis.metrics import METRICS, StudyTable, ordered_frameworks
 from analysis.paired import after_extra_rounds, is_paired, paired
 from analysis.stats import compare, interval, ratio_of_means
 from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_state, usable
-from benchlib.cases import API_STYLES as APIS
+from benchlib.cases import API_STYLES as APIS, STUDY_PAIR
 
 CASE_COLUMNS = ["case", "requests", "rows", "joins"]
 
@@ -45,8 +45,8 @@ def aggregate(run: Run) -> pd.DataFrame:
     return pd.DataFrame.from_records(records, columns=columns)
 
 
-SIGNIFICANCE_COLUMNS = ["api", *CASE_COLUMNS, "metric", *(f"{f}_mean" for f in PAIR),
-                        *(f"{f}_n" for f in PAIR), "pairs", "test", "p", "judged", "significant", "sign", "result", "ratio",
+SIGNIFICANCE_COLUMNS = ["api", *CASE_COLUMNS, "metric", *(f"{f}_mean" for f in STUDY_PAIR),
+                        *(f"{f}_n" for f in STUDY_PAIR), "pairs", "test", "p", "judged", "significant", "sign", "result", "ratio",
                         "ratio_low", "ratio_high", "ratio_note", "log_se", "df", "spread", "bound"]
 # compare_arms's columns: a is the numerator, b the denominator.
 COMPARISON_COLUMNS = ["api", *CASE_COLUMNS, "metric", "a_mean", "b_mean", "a_n", "b_n", "pairs", "test", "p",
@@ -60,7 +60,7 @@ def significance(run: Run) -> pd.DataFrame:
     study's claims on). A paired run is compared round by round (analysis.paired); any other as two
     independent groups of iterations (analysis.stats). Only the two default arms `aspnet` and
     `express` take part: a run's other variants are compared in analysis.answer's variant sections."""
-    a_name, b_name = PAIR
+    a_name, b_name = STUDY_PAIR
     cells = compare_arms(run, a_name, b_name).rename(columns={
         "a_mean": f"{a_name}_mean", "b_mean": f"{b_name}_mean", "a_n": f"{a_name}_n", "b_n": f"{b_name}_n"})
     return cells[SIGNIFICANCE_COLUMNS]

@@ -8,12 +8,13 @@ import pandas as pd
 
 from analysis import answer, crosscheck, figures, machine, memory, validity
 from analysis.load import Run, run_table
-from analysis.metrics import PAIR, case_label
+from analysis.metrics import case_label
 from analysis.render import Doc
 from analysis.tables import report_order
+from benchlib.cases import STUDY_PAIR
 from benchlib.results import CEILING, CEILING_COLUMNS, CEILING_V3_COLUMNS, METRIC_FIELDS, VALIDITY_FIELDS
 
-ASPNET, EXPRESS = PAIR
+ASPNET, EXPRESS = STUDY_PAIR
 # The checks' own columns, as the appendix lists them (summary.csv's VALIDITY_FIELDS).
 CHECK_COLUMNS = ["framework", "api", "case", "iteration", "status", "validity", *(
     f for f in VALIDITY_FIELDS if f not in ("validity", "validity_reasons")), "validity_reasons", *METRIC_FIELDS]

@@ -9,6 +9,7 @@ from analysis.load import Run
 from analysis.paired import is_paired
 from analysis.render import Doc
 from analysis.stats import ALPHA
+from benchlib.cases import STUDY_PAIR
 
 
 def scope_text(claim) -> str:
@@ -30,7 +31,7 @@ def section(doc: Doc, run: Run, results, checks, needed: dict) -> None:
              "line numbers in the thesis's text. Each is tested per cell (API x case x metric) on the "
              "ratio A/E = ASP.NET Core / Express.js ("
              + ("memory from fresh processes, memory.csv: one per case, so shown but not judged"
-                if memory.ratios(run, *answer.PAIR).size else "memory as peak RSS")
+                if memory.ratios(run, *STUDY_PAIR).size else "memory as peak RSS")
              + "), with its 95 % interval and "
              + ("significance from the paired rounds, as in the answer section (geometric mean of the "
                 "per-round ratios, t interval and paired t-test on the log ratios)." if is_paired(run.manifest)

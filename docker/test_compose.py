@@ -13,7 +13,7 @@ import pytest
 from benchlib import apps, jmeter
 from benchlib.apps import frameworks, served_apis
 from benchlib.builds import build
-from benchlib.cases import find_case
+from benchlib.cases import STUDY_PAIR, find_case
 from benchlib.jtl import summarize
 from benchlib.net import free_port
 from benchlib.paths import IDS, ROOT
@@ -30,8 +30,6 @@ RUNNER = ROOT / "docker" / "jmeter" / "run-matrix.sh"
 # Fastify's, the third framework's, is its own manifest's and README's (§6 names the study's pair).
 DESIGN_PORTS = {"aspnet": 5000, "express": 3000, "fastify": 3100}
 API_SERVICES = {"aspnet": "aspnet-api", "express": "express-api", "fastify": "fastify-api"}
-# The frameworks the runner measures unless FRAMEWORKS says otherwise: the study's pair.
-STUDY_PAIR = ["aspnet", "express"]
 MYSQL_PORT = 3306
 # Options of db/my.cnf that docker/mysql/my.cnf leaves out on purpose (explained in its header).
 MYSQL_LEFT_OUT = {"bind_address", "port", "query_cache_type", "query_cache_size"}
@@ -120,7 +118,7 @@ def test_the_runner_defaults_to_the_study_pair_and_waits_for_its_apis():
     """FRAMEWORKS defaults to the study's pair (.env.example agrees); the runner waits until their
     services are healthy and probes them. Another framework (FRAMEWORKS=aspnet,express,fastify)
     is started by `docker compose up`, not by the runner's dependencies."""
-    assert default_frameworks() == STUDY_PAIR
+    assert default_frameworks() == list(STUDY_PAIR)  # the runner measures the study's pair unless FRAMEWORKS says otherwise
     assert env_example()["FRAMEWORKS"] == ",".join(STUDY_PAIR)
     jmeter_service = services()["jmeter"]
     depends = jmeter_service["depends_on"]

@@ -26,10 +26,8 @@ Per claim:
 - cannot be judged here: the claim needs what this testbed lacks (more cores than the run's
   machine had, or a protocol it does not run); it says what, and is never "not reproduced".
 - its whole scope first: a claim is reproduced or not reproduced only when every cell of its scope
-  was judged, or when no outcome of the cells not judged could change the verdict (an "all" or
-  "most" claim that at least half of its whole scope already opposes is not reproduced whatever the
-  rest would show). Otherwise it is inconclusive, "judged on k of n cells", with each cell that was
-  not and why (analysis.scope: not in this run, no usable round and which checks failed, a bound, no
+  was judged. Otherwise it is inconclusive, "judged on k of n cells", with each cell that was not
+  and why (analysis.scope: not in this run, no usable round and which checks failed, a bound, no
   interval), then what the judged cells say: the validity checks could otherwise remove exactly the
   cells that would oppose a claim, and a claim about every case would be "reproduced" on one.
 - share "all": reproduced when every cell agrees (an intersection-union test: no adjustment is
@@ -54,7 +52,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.claims import ALL, ASPNET, MOST, AT_EXPRESS_PEAK, EXPRESS, MAX, MIN, PEAK, Claim, Direction, \
+from analysis.claims import ALL, ASPNET, AT_EXPRESS_PEAK, EXPRESS, MAX, MIN, PEAK, Claim, Direction, \
     Interaction, Unjudgeable
 from analysis import extremes, scope, tables
 from analysis.answer import METRICS_ANSWERED
@@ -318,25 +316,10 @@ def judge(claim: Claim, cells: pd.DataFrame, gone: dict | None = None, cores: in
     verdict, why = judged_verdict(claim, part[part["outcome"] != UNJUDGED])
     if not_judged:
         total = len(cell_keys(claim))
-        settled = settled_without(claim, counts[AGREE], counts[OPPOSE], len(not_judged), total)
-        why = (f"judged on {total - len(not_judged)} of {total} cells"
-               + (", which decide it whatever the others would show" if settled else "")
-               + f"; not judged: {not_judged_text(claim, not_judged)}"
+        why = (f"judged on {total - len(not_judged)} of {total} cells; not judged: {not_judged_text(claim, not_judged)}"
                + (f"; of the judged cells: {why}" if len(not_judged) < total else ""))
-        verdict = settled or INCONCLUSIVE
+        verdict = INCONCLUSIVE
     return Verdict(claim, verdict, counts, missing, why, cores, part, not_judged)
-
-
-def settled_without(claim: Claim, agree: int, oppose: int, unjudged: int, total: int) -> str:
-    """The verdict of an "all" or "most" claim that no outcome of its `unjudged` cells could change
-    ("" if they could): e.g. not reproduced when at least half of the whole scope already opposes.
-    The validity checks can remove any cell, so a verdict on part of the scope stands only if it
-    holds with every missing cell agreeing and with every one opposing."""
-    if claim.share not in (ALL, MOST):
-        return ""
-    best = share_verdict(claim.share, agree + unjudged, oppose, total)
-    worst = share_verdict(claim.share, agree, oppose + unjudged, total)
-    return best if best == worst != INCONCLUSIVE else ""
 
 
 def judged_verdict(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:

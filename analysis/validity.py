@@ -34,13 +34,13 @@ NEEDED = ("window_s", "threads", "completed_threads", "littles_ratio")
 NOT_RECORDED = "validity: not recorded for this item, so its checks cannot be read"
 
 # What measures a cell that failed a check, by the check's name (the text before ':' in a reason).
-MORE_LOAD = "more load generator: remote JMeter engines on other machines (README, \"Running on several machines\")"
+MORE_LOAD = "more load generator: remote JMeter engines on other machines (docs/your-hardware.md, \"Running on several machines\")"
 LONGER = "longer windows, so every thread completes requests in a steady window: `./testbed run --profile study`"
 FIXES = {
     "loadgen_bound": MORE_LOAD, "machine": MORE_LOAD, "loadgen_saturated": MORE_LOAD,
     "threads": LONGER, "steady_state": LONGER, "littles_law": LONGER, "no_samples": LONGER,
     "errors": "the app's errors fixed first (see the item's run.json and log): failed requests are another workload",
-    "engines_out_of_step": "engines whose clocks agree (NTP), README \"Running on several machines\"",
+    "engines_out_of_step": "engines whose clocks agree (NTP), docs/your-hardware.md, \"Running on several machines\"",
     "validity": "a run by the current collect/, which records every check",
 }
 

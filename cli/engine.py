@@ -17,7 +17,7 @@ def register(sub):
     p = sub.add_parser("engine", help="a JMeter remote engine on this machine, for run --engines",
                        description="Run JMeter's remote engine (jmeter -s) on this machine, so that "
                                    "./testbed run --engines on the machine under test sends its load "
-                                   "from here (README: Running on several machines).")
+                                   "from here (docs/your-hardware.md: Running on several machines).")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     start = actions.add_parser("start", help="start the engine in the background",
                                description="Start the engine in the background; it listens on --port "

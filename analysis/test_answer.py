@@ -22,8 +22,8 @@ T2 = 4.302652729911275  # t(0.975, df=2)
 
 
 @pytest.fixture(scope="module")
-def report(module_results):
-    return write_report(module_results / PAIRED_RUN)
+def report(fixture_report):
+    return fixture_report(PAIRED_RUN)
 
 
 def summary_values(api, case, metric) -> dict:
@@ -151,12 +151,13 @@ def test_no_claim_is_inconclusive_for_lack_of_rounds(report):
     assert set(cells[cells["claim"] == "rest-cpu-aspnet-higher"]["case"]) == {1, 7, 18}
 
 
-def test_an_unpaired_run_says_its_answer_rests_on_independent_groups(results):
-    text = (write_report(results / HAND_RUN) / "report.md").read_text()
+def test_an_unpaired_run_says_its_answer_rests_on_independent_groups(fixture_report):
+    report = fixture_report(HAND_RUN)
+    text = (report / "report.md").read_text()
     answer = text[text.index("## The answer"):text.index("## The run")]
     assert "not paired (it was made before the interleaved protocol" in answer
     assert "independent groups of iterations" in answer and "weaker than a paired comparison" in answer
-    answers = pd.read_csv(results / HAND_RUN / "report" / "tables" / "answer.csv")
+    answers = pd.read_csv(report / "tables" / "answer.csv")
     assert set(answers["comparison"]) == {"independent groups"} and answers["pairs"].isna().all()
 
 

@@ -23,8 +23,8 @@ ONE = "20261125-083652-smoke"
 
 
 @pytest.fixture(scope="module")
-def three(module_results):
-    return write_report(module_results / THREE)
+def three(fixture_report):
+    return fixture_report(THREE)
 
 
 def usable(run: str) -> list[dict]:
@@ -86,7 +86,6 @@ def test_another_reference_changes_the_answer_and_not_the_study(module_results, 
     assert set(zip(found["numerator"], found["denominator"])) <= {("fastify", "aspnet"), ("fastify", "express")}
     assert ("fastify", "aspnet") in set(zip(found["numerator"], found["denominator"]))
     assert (report / "tables" / "claim_cells.csv").read_text() == study
-    write_report(module_results / THREE)  # the module's other tests read the default report
 
 
 def test_an_unknown_reference_is_one_line_and_no_report(module_results):
@@ -110,8 +109,8 @@ def test_one_framework_is_ranked_alone_without_a_ratio(module_results):
     assert set(ranked["framework"]) == {"fastify"} and set(ranked["rank"]) == {1}
 
 
-def test_a_run_before_types_and_colours_still_ranks(module_results):
-    report = write_report(module_results / HAND_RUN)
+def test_a_run_before_types_and_colours_still_ranks(fixture_report):
+    report = fixture_report(HAND_RUN)
     text = (report / "report.md").read_text()
     assert "The frameworks: ASP.NET Core and Express.js." in text  # schema 1: no type recorded
     ranked = pd.read_csv(report / "tables" / "ranking.csv")

@@ -19,8 +19,8 @@ LATENCY_RUN = "20261125-110616-latency"
 
 
 @pytest.fixture(scope="module")
-def report(module_results):
-    return write_report(module_results / LATENCY_RUN)
+def report(fixture_report):
+    return fixture_report(LATENCY_RUN)
 
 
 def rows_of(run: str) -> list[dict]:
@@ -260,10 +260,9 @@ def test_the_report_of_a_latency_run(report):
     assert "rests on 1 round, too few for intervals or tests" in text
 
 
-def test_a_run_without_latency_csv_has_no_latency_section(tmp_path):
-    results = tmp_path / "results"
-    shutil.copytree(FIXTURE_RESULTS / HAND_RUN, results / HAND_RUN)
-    report = write_report(results / HAND_RUN)
+def test_a_run_without_latency_csv_has_no_latency_section(fixture_report):
+    assert not (FIXTURE_RESULTS / HAND_RUN / "latency.csv").exists()
+    report = fixture_report(HAND_RUN)
     assert "Latency at a given rate" not in (report / "report.md").read_text()
     assert not (report / "tables" / "latency.csv").exists()
     assert not list((report / "figures").glob("latency_rate_*"))

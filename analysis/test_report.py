@@ -19,8 +19,8 @@ FIGURES = ["answer_aspnet_vs_express_rest", "answer_aspnet_vs_express_graphql", 
 
 
 @pytest.fixture(scope="module")
-def report(module_results):
-    return write_report(module_results / HAND_RUN)
+def report(fixture_report):
+    return fixture_report(HAND_RUN)
 
 
 def test_one_valid_png_per_figure(report):

@@ -135,7 +135,7 @@ def test_missing_or_broken_run_level_files_leave_a_sentence_not_a_crash(tmp_path
     assert "| Memory (peak RSS) |" in text
 
 
-def test_a_run_before_the_checks_says_so_and_has_no_trust_section(results):
-    text = (write_report(results / "20250601-120000-quick") / "report.md").read_text()
+def test_a_run_before_the_checks_says_so_and_has_no_trust_section(fixture_report):
+    text = (fixture_report("20250601-120000-quick") / "report.md").read_text()
     assert "This run predates the validity checks (results schema 2" in text
     assert "Can you trust this run?" not in text and "every check of every item" not in text

@@ -17,6 +17,8 @@ DEBIAN = {
     "load": ["wrk"],
     # framework.json's checks: benchlib/framework.schema.json (benchlib/apps.py).
     "schema": ["python3-jsonschema"],
+    # ./testbed test: pytest's tests spread over the cores (benchlib/suites.py).
+    "suite": ["python3-pytest-xdist"],
 }
 # npm projects of the testbed itself (not an implementation's): the seeder, and lint/, the ESLint
 # that each Node app's npm test runs.

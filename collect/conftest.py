@@ -1,4 +1,5 @@
 """What the run tests share: a private seeded database and free ports for the apps (benchlib/jmeter.py finds JMeter)."""
+import os
 import subprocess
 
 import pytest
@@ -10,8 +11,11 @@ TESTBED = str(ROOT / "testbed")
 
 
 def free_offset() -> str:
-    """A port offset at which every app's port is free."""
-    for offset in range(21000, 30000, 137):
+    """A port offset at which every app's port is free, each pytest-xdist worker taking its own
+    offsets (two would otherwise both take the first free one before either app listens)."""
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    for offset in range(21000 + 137 * worker, 30000, 137 * workers):
         if all(port_free(port + offset) for port in (3000, 5000)):
             return str(offset)
     raise RuntimeError("no free port offset")

@@ -12,6 +12,9 @@ from benchlib.processes import command_name, find_named, wait_for_named
 from collect import item_stats
 from collect.samplers import Samplers, parse_stat, parse_top_line, top_command
 
+# A busy child's share of a core, and other work's share of the machine: only with no other test running.
+pytestmark = pytest.mark.alone
+
 
 def rows(path):
     with open(path) as f:

@@ -5,6 +5,7 @@ then runs that cannot be compared."""
 import csv
 import json
 import math
+import os
 import shutil
 import statistics
 import subprocess
@@ -116,7 +117,9 @@ def compare_cli(results, *runs) -> subprocess.CompletedProcess:
 
 
 def test_the_command_writes_a_page_and_a_csv_and_replaces_them(results, found):
-    done = compare_cli(results, A, B)
+    # Where runs live, as ./testbed run and ./testbed report read it: $TESTBED_RESULTS.
+    done = subprocess.run([str(ROOT / "testbed"), "compare", A, B], capture_output=True, text=True,
+                          env={**os.environ, "TESTBED_RESULTS": str(results)})
     assert done.returncode == 0, done.stderr
     out = results / f"compare-{A}-{B}"
     assert done.stdout.strip() == f"comparison: {out / 'index.html'}"

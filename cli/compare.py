@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from benchlib.console import fail, say
-from benchlib.paths import DEFAULT_RESULTS
+from benchlib.paths import results_root
 
 
 def register(sub):
@@ -14,10 +14,10 @@ def register(sub):
                                    "framework, --pin against not. The runs are only read.")
     p.add_argument("run_a", metavar="RUN_A", help="the baseline run: a folder name under the results directory")
     p.add_argument("run_b", metavar="RUN_B", help="the run compared with it")
-    p.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS,
-                   help="where runs live, and where the comparison is written (default: results/ at the "
-                        "repository root)")
-    p.set_defaults(func=lambda args: compare(args.run_a, args.run_b, args.results_dir))
+    p.add_argument("--results-dir", type=Path, default=None,
+                   help="where runs live, and where the comparison is written (default: $TESTBED_RESULTS, "
+                        "else results/ at the repository root)")
+    p.set_defaults(func=lambda args: compare(args.run_a, args.run_b, args.results_dir or results_root()))
 
 
 def compare(run_a: str, run_b: str, results_dir: Path) -> None:

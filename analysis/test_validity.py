@@ -6,7 +6,6 @@ import json
 import math
 
 import pandas as pd
-import pytest
 
 from analysis import answer, scope, tables, validity, verdicts
 from analysis.claims import CLAIMS

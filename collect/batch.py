@@ -170,7 +170,8 @@ def write_plan(batch: Batch, host: str, profile: Profile) -> Path:
 def write_wrk_plan(batch: Batch, host: str, profile: Profile) -> Path:
     """collect/wrk_batch.py's plan: per measurement, what wrk_measure.lua sends and checks, and
     the same ramp-up, warm-up rule and window as the JMeter plan's."""
-    ms = lambda seconds: str(round(seconds * 1000))
+    def ms(seconds):
+        return str(round(seconds * 1000))
     entries = []
     for i, s in enumerate(batch.slots):
         threads = profile.threads(s.item["requests"])

@@ -17,7 +17,7 @@ from analysis.claims import MARGIN  # noqa: E402
 from analysis.load import Run, load_jtl, load_proc  # noqa: E402
 from analysis.metrics import METRICS, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
 from analysis.tables import CASE_COLUMNS, ok_rows  # noqa: E402
-from benchlib.cases import STUDY_PAIR
+from benchlib.cases import STUDY_PAIR  # noqa: E402
 
 # For arms whose framework.json declares no `colour`, or one an earlier arm of the run took (a
 # variant inherits its framework's): the first two are ASP.NET Core's and Express.js's own, so runs

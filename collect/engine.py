@@ -46,7 +46,7 @@ LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket err
 def socket_errors(out: Path) -> dict[str, int]:
     """The connections wrk lost during a measurement, by kind, from its report ({} if none)."""
     try:
-        line = next((l for l in out.read_text().splitlines() if l.startswith("SOCKET_ERRORS ")), "")
+        line = next((x for x in out.read_text().splitlines() if x.startswith("SOCKET_ERRORS ")), "")
     except OSError:
         return {}
     counts = {k: int(v) for k, v in (pair.split("=") for pair in line.split()[1:])}

@@ -107,8 +107,8 @@ def study_figure(run: Run, agg: pd.DataFrame, sig: pd.DataFrame, spec: StudyFigu
     ax.grid(axis="y", alpha=0.3)
     n = f"{part['n'].min()}" + (f"-{part['n'].max()}" if part["n"].max() != part["n"].min() else "")
     bottom = footnote(fig, f"Bars: mean over ok iterations (n = {n} per bar); error bars: 95 % "
-                  f"t-interval (none when n = 1); * = {'/'.join(run.display_name(f) for f in STUDY_PAIR)} "
-                  "difference significant at p < 0.05.")
+                           f"t-interval (none when n = 1); * = {'/'.join(run.display_name(f) for f in STUDY_PAIR)} "
+                           "difference significant at p < 0.05.")
     return save(fig, path, bottom)
 
 

@@ -149,8 +149,7 @@ def table(run: Run, wanted: str | None = None) -> pd.DataFrame | None:
     rows = measurements(run)
     if rows is None:
         return None
-    arms = [a for a in run.arms if a in set(rows["framework"])] + \
-           sorted(set(rows["framework"]) - set(run.arms))
+    arms = [a for a in run.arms if a in set(rows["framework"])] + sorted(set(rows["framework"]) - set(run.arms))
     ref = reference_of(run, wanted)
     ref = ref if ref in arms else (arms[0] if arms else None)
     records, replicates = [], {}

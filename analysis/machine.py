@@ -145,5 +145,5 @@ def section(doc, run: Run, tabs: Path) -> None:
         "db_ms": "Database", "loadgen_ms": "Load generator", "other_ms": "Other", "total_ms": "Total",
         "machine_busy": "Machine busy", "bound_by": "What bounds the rate"})
     doc.table(shown.astype(object).where(shown.notna(), "–"),
-        "CPU per request (ms) of each side, mean over the rounds whose throughput is valid, and what "
-        "bounds the rate: the machine's cores when they are full, else one busy thread, else not the CPU")
+              "CPU per request (ms) of each side, mean over the rounds whose throughput is valid, and what "
+              "bounds the rate: the machine's cores when they are full, else one busy thread, else not the CPU")

@@ -80,7 +80,8 @@ def table(a: Run, rows: pd.DataFrame) -> pd.DataFrame:
     for (framework, case), cell in rows.groupby(["framework", "case"], sort=False):
         by = cell.set_index("metric")
         first = cell.iloc[0]
-        line = {"Framework": a.display_name(framework), "Case": case_label(case, first["requests"], first["rows"], first["joins"])}
+        line = {"Framework": a.display_name(framework),
+                "Case": case_label(case, first["requests"], first["rows"], first["joins"])}
         line.update({HEADINGS[m]: ratio_text(by.loc[m]) for m in compare.METRICS if m in by.index})
         line["Rounds A / B"] = f"{by.loc['throughput_rps', 'a_n']} / {by.loc['throughput_rps', 'b_n']}"
         shown.append(line)

@@ -336,7 +336,8 @@ def cpu_per_request(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Path:
             mine = part[(part["framework"] == framework) & (part["metric"] == column)] \
                 .set_index("case").reindex(cases["case"])
             means = mine["mean"].to_numpy(dtype=float)
-            err = np.vstack([means - mine["ci_low"].to_numpy(dtype=float), mine["ci_high"].to_numpy(dtype=float) - means])
+            err = np.vstack([means - mine["ci_low"].to_numpy(dtype=float),
+                             mine["ci_high"].to_numpy(dtype=float) - means])
             ax.bar(x + (i - (len(frameworks) - 1) / 2) * width, means, width, color=colour(run, framework),
                    yerr=err if np.isfinite(err).any() else None, capsize=3, label=run.display_name(framework))
         ax.set_xticks(x, [case_tick(*c) for c in cases.itertuples(index=False)], fontsize=8)

@@ -78,7 +78,8 @@ def thresholds_text(entry: dict) -> str:
     if not isinstance(found, dict):
         return ""
     return "The checks, as this run recorded them: " + "; ".join(
-        f"{name}: {found[name]}" for name in ("bound", "invalid", "saturated") if isinstance(found.get(name), str)) + "."
+        f"{name}: {found[name]}" for name in ("bound", "invalid", "saturated")
+        if isinstance(found.get(name), str)) + "."
 
 
 def rate_text(rps) -> str:

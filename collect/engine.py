@@ -56,7 +56,8 @@ def socket_errors(out: Path) -> dict[str, int]:
 def choose_loadgen(measured: dict) -> dict:
     """The load generator that spent less CPU per request on the same cell, so leaves the servers
     the most of the machine (DESIGN §5), with why."""
-    costs = {lg: e["loadgen_cpu_ms_per_req"] for lg, e in measured["loadgens"].items() if e.get("loadgen_cpu_ms_per_req")}
+    costs = {lg: e["loadgen_cpu_ms_per_req"] for lg, e in measured["loadgens"].items()
+             if e.get("loadgen_cpu_ms_per_req")}
     tool = min(costs, key=costs.get)
     others = ", ".join(f"{lg} {ms * 1000:.0f} µs" for lg, ms in costs.items() if lg != tool)
     return {"tool": tool, "why": f"it spent {costs[tool] * 1000:.0f} µs of CPU per request on "

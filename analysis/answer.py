@@ -291,4 +291,3 @@ def count_text(row) -> str:
     if row["comparison"] == PAIRED:
         return f"{int(row['pairs'])} pair{'s' if row['pairs'] != 1 else ''}"
     return f"{int(row['numerator_n'])} / {int(row['denominator_n'])} iter."
-

@@ -191,8 +191,8 @@ def legend(doc: Doc, run: Run, answers: pd.DataFrame, kind: str, who: str = "fra
         f"iteration of either {who[:-1]} in that case was flagged "
         + " or ".join(answer.LOAD_FLAGS) + ". " + " ".join(
             f"{f.capitalize()}: {answer.LOAD_FLAGS[f]}." for f in answer.LOAD_FLAGS)
-        + " Such a case measured a lighter load than its name says." + ("" if used else
-                                                                         " No case of this run is flagged."),
+        + " Such a case measured a lighter load than its name says."
+        + ("" if used else " No case of this run is flagged."),
         "CPU is the app's mean CPU over the measured window; memory its peak resident set (RSS). Mean "
         "and p99 response time, and every cell's p and n, are in tables/answer.csv.",
     ] + ([

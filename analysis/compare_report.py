@@ -46,7 +46,7 @@ def build(a: Run, b: Run, found: pd.DataFrame, out: Path) -> None:
     for api in [x for x in API_TITLES if x in set(found["api"])]:
         doc.heading(2, API_TITLES[api])
         doc.table(table(a, found[found["api"] == api]), f"{API_TITLES[api]}: run B / run A per framework and case, "
-                                                     f"95 % interval; {SIGNIFICANT} significant (q < {ALPHA})")
+                                                        f"95 % interval; {SIGNIFICANT} significant (q < {ALPHA})")
     alone = [f"only in run {name}: " + ", ".join(f"{f} {API_TITLES[api]} case {case}" for f, api, case in sorted(keys))
              for name, keys in (("A", compare.measured(a) - compare.measured(b)),
                                 ("B", compare.measured(b) - compare.measured(a))) if keys]
@@ -80,7 +80,8 @@ def table(a: Run, rows: pd.DataFrame) -> pd.DataFrame:
     for (framework, case), cell in rows.groupby(["framework", "case"], sort=False):
         by = cell.set_index("metric")
         first = cell.iloc[0]
-        line = {"Framework": a.display_name(framework), "Case": case_label(case, first["requests"], first["rows"], first["joins"])}
+        line = {"Framework": a.display_name(framework),
+                "Case": case_label(case, first["requests"], first["rows"], first["joins"])}
         line.update({HEADINGS[m]: ratio_text(by.loc[m]) for m in compare.METRICS if m in by.index})
         line["Rounds A / B"] = f"{by.loc['throughput_rps', 'a_n']} / {by.loc['throughput_rps', 'b_n']}"
         shown.append(line)

@@ -17,7 +17,7 @@ from analysis.claims import MARGIN  # noqa: E402
 from analysis.load import Run, load_jtl, load_proc  # noqa: E402
 from analysis.metrics import METRICS, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
 from analysis.tables import CASE_COLUMNS, ok_rows  # noqa: E402
-from benchlib.cases import STUDY_PAIR
+from benchlib.cases import STUDY_PAIR  # noqa: E402
 
 # For arms whose framework.json declares no `colour`, or one an earlier arm of the run took (a
 # variant inherits its framework's): the first two are ASP.NET Core's and Express.js's own, so runs
@@ -107,8 +107,8 @@ def study_figure(run: Run, agg: pd.DataFrame, sig: pd.DataFrame, spec: StudyFigu
     ax.grid(axis="y", alpha=0.3)
     n = f"{part['n'].min()}" + (f"-{part['n'].max()}" if part["n"].max() != part["n"].min() else "")
     bottom = footnote(fig, f"Bars: mean over ok iterations (n = {n} per bar); error bars: 95 % "
-                  f"t-interval (none when n = 1); * = {'/'.join(run.display_name(f) for f in STUDY_PAIR)} "
-                  "difference significant at p < 0.05.")
+                           f"t-interval (none when n = 1); * = {'/'.join(run.display_name(f) for f in STUDY_PAIR)} "
+                           "difference significant at p < 0.05.")
     return save(fig, path, bottom)
 
 
@@ -336,7 +336,8 @@ def cpu_per_request(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Path:
             mine = part[(part["framework"] == framework) & (part["metric"] == column)] \
                 .set_index("case").reindex(cases["case"])
             means = mine["mean"].to_numpy(dtype=float)
-            err = np.vstack([means - mine["ci_low"].to_numpy(dtype=float), mine["ci_high"].to_numpy(dtype=float) - means])
+            err = np.vstack([means - mine["ci_low"].to_numpy(dtype=float),
+                             mine["ci_high"].to_numpy(dtype=float) - means])
             ax.bar(x + (i - (len(frameworks) - 1) / 2) * width, means, width, color=colour(run, framework),
                    yerr=err if np.isfinite(err).any() else None, capsize=3, label=run.display_name(framework))
         ax.set_xticks(x, [case_tick(*c) for c in cases.itertuples(index=False)], fontsize=8)

@@ -15,5 +15,6 @@ def fmt_ci(mean, low, high, n, flagged, bound=False) -> str:
     """`12.3 [11.0, 13.6] †1`; a mean that takes a bound item's value: `≥ 12.3 (bound)`."""
     if pd.isna(n) or n == 0:
         return "–"
-    text = f"≥ {fmt(mean)} (bound)" if pd.notna(bound) and bool(bound) else fmt(mean) + (f" [{fmt(low)}, {fmt(high)}]" if n >= 2 else " (n=1)")
+    text = f"≥ {fmt(mean)} (bound)" if pd.notna(bound) and bool(bound) \
+        else fmt(mean) + (f" [{fmt(low)}, {fmt(high)}]" if n >= 2 else " (n=1)")
     return text + (f" †{int(flagged)}" if flagged else "")

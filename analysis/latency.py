@@ -26,14 +26,15 @@ the larger of the bootstrap's upper end and the distribution-free order-statisti
 smallest sample, r the fewest with P(Binomial(n, q) <= r - 1) >= 0.975, which lies at or above the
 true q-quantile at least 97.5 % of the time for any distribution of independent samples. It exists
 only from needed(q) samples on (the fewest n with q^n <= 0.025: 368 for p99, 3,688 for p99.9);
-below that the objective is not judged: "too few samples for p99.9: needs 3,688 arrivals". Their intervals are a percentile bootstrap, stratified by round: each replicate
-resamples every round's samples with replacement, as many as that round had, pools them and takes
-the percentile, so a round keeps its weight; it measures the sampling noise of the samples, not
-drift between rounds (three rounds are too few to resample), which the interleaved rounds keep
-small. The ratio's replicates are the reference's over the other's, both drawn independently.
-Resampling draws multinomial counts over the distinct latencies (JMeter writes whole
-milliseconds, so there are few), which is the same as resampling the samples and much cheaper.
-Seeded per cell, so a report is the same every time it is written.
+below that the objective is not judged: "too few samples for p99.9: needs 3,688 arrivals". Their
+intervals are a percentile bootstrap, stratified by round: each replicate resamples every round's
+samples with replacement, as many as that round had, pools them and takes the percentile, so a
+round keeps its weight; it measures the sampling noise of the samples, not drift between rounds
+(three rounds are too few to resample), which the interleaved rounds keep small. The ratio's
+replicates are the reference's over the other's, both drawn independently. Resampling draws
+multinomial counts over the distinct latencies (JMeter writes whole milliseconds, so there are
+few), which is the same as resampling the samples and much cheaper. Seeded per cell, so a report is
+the same every time it is written.
 """
 import math
 import re
@@ -61,8 +62,8 @@ ONE_SIDED = 1 - (1 - LEVEL) / 2  # the upper end of a 95 % interval: 97.5 %
 TEXT = {"framework", "api", "saturated", "validity", "validity_reasons"}
 CELL = ["api", "case", "requests", "rows", "joins", "step"]
 COLUMNS = [*CELL, "fraction", "target_rps", "capacity_rps", "framework", "rounds", "left_out",
-           "left_out_reasons", "left_out_checks", "samples", "scheduled", "achieved_rps", "late", "late_loadgen", "dropped",
-           "saturated",
+           "left_out_reasons", "left_out_checks", "samples", "scheduled", "achieved_rps", "late", "late_loadgen",
+           "dropped", "saturated",
            *(f"{p}_{part}" for p in QUANTILES for part in ("ms", "low", "high")),
            "reference", *(f"ratio_{p}{part}" for p in QUANTILES for part in ("", "_low", "_high")),
            "upper_rounds", *(f"{p}_upper" for p in QUANTILES), *(f"{p}_bound" for p in QUANTILES),
@@ -149,8 +150,7 @@ def table(run: Run, wanted: str | None = None) -> pd.DataFrame | None:
     rows = measurements(run)
     if rows is None:
         return None
-    arms = [a for a in run.arms if a in set(rows["framework"])] + \
-           sorted(set(rows["framework"]) - set(run.arms))
+    arms = [a for a in run.arms if a in set(rows["framework"])] + sorted(set(rows["framework"]) - set(run.arms))
     ref = reference_of(run, wanted)
     ref = ref if ref in arms else (arms[0] if arms else None)
     records, replicates = [], {}
@@ -203,7 +203,8 @@ def upper_bounds(run: Run, group: pd.DataFrame, key, record: dict) -> dict:
     counts = {"upper_rounds": len(bounded), "upper_scheduled": bounded["scheduled"].sum(),
               "upper_dropped": bounded["dropped"].sum()}
     if not (bounded["validity"] == BOUND).any():
-        return {**counts, "upper_samples": record["samples"], **{f"{p}_upper": record.get(f"{p}_bound") for p in QUANTILES}}
+        return {**counts, "upper_samples": record["samples"],
+                **{f"{p}_upper": record.get(f"{p}_bound") for p in QUANTILES}}
     samples = [s for s in (latencies(run, r) for r in bounded.itertuples(index=False)) if s.size]
     if not samples:
         return {**counts, "upper_rounds": 0, "upper_samples": 0}

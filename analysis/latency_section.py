@@ -78,7 +78,8 @@ def thresholds_text(entry: dict) -> str:
     if not isinstance(found, dict):
         return ""
     return "The checks, as this run recorded them: " + "; ".join(
-        f"{name}: {found[name]}" for name in ("bound", "invalid", "saturated") if isinstance(found.get(name), str)) + "."
+        f"{name}: {found[name]}" for name in ("bound", "invalid", "saturated")
+        if isinstance(found.get(name), str)) + "."
 
 
 def rate_text(rps) -> str:
@@ -191,8 +192,8 @@ def at_rate_text(run: Run, rows: pd.DataFrame, objective: slo.Objective) -> str:
     if not complete:
         return "No rate has a usable measurement of every framework."
     at = measured[measured["step"] == max(within or complete)]
-    parts = [f"{run.display_name(r['framework'])}'s" + (f" {slo.label(objective.column)} was"
-                                                      if i == 0 else "")
+    parts = [f"{run.display_name(r['framework'])}'s"
+             + (f" {slo.label(objective.column)} was" if i == 0 else "")
              + f" {latency_ci(r, objective.column)}" for i, (_, r) in enumerate(at.iterrows())]
     return f"At {rate_text(at['target_rps'].iloc[0])} " + listing(parts) + "."
 

@@ -10,8 +10,8 @@ import pandas as pd
 
 from analysis.metrics import ordered_frameworks
 from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, METRIC_FIELDS, SUMMARY,  # noqa: F401
-                              TEXT_COLUMNS, VALIDITY_FIELDS, ResultFileError, item_dir, latency_jtl, latest_run, load_jtl,
-                              load_latency_jtl, load_manifest, load_proc, load_run_json, load_run_table,
+                              TEXT_COLUMNS, VALIDITY_FIELDS, ResultFileError, item_dir, latency_jtl, latest_run,
+                              load_jtl, load_latency_jtl, load_manifest, load_proc, load_run_json, load_run_table,
                               load_summary)
 
 # The first schema whose items carry their validity checks (collect/validity.py), and the first

@@ -95,8 +95,10 @@ def bound_by(parts: dict, total: float, busy: float, app_core: float, cores: int
         key = max((k for k, v in parts.items() if pd.notna(v)), key=lambda k: parts[k])
         return f"the {cores} cores, most of it {names[key]}: {parts[key]:.3g} of {total:.3g} ms per request"
     if app_core >= SATURATED:
-        return f"one busy thread of the app ({app_core * 100:.0f} % of a core) while {(1 - busy) * 100:.0f} % of the machine idled"
-    return f"no CPU ({busy * 100:.0f} % of the machine busy): the wait is elsewhere (the connection pool, the database's locks)"
+        return (f"one busy thread of the app ({app_core * 100:.0f} % of a core) "
+                f"while {(1 - busy) * 100:.0f} % of the machine idled")
+    return (f"no CPU ({busy * 100:.0f} % of the machine busy): "
+            "the wait is elsewhere (the connection pool, the database's locks)")
 
 
 def ceiling_table(run: Run) -> pd.DataFrame | None:
@@ -105,8 +107,8 @@ def ceiling_table(run: Run) -> pd.DataFrame | None:
         return None
     table = found.pivot_table(index=["loadgen", "threads"], columns="when", values="ceiling_rps",
                               aggfunc="max").reset_index()
-    return table.rename(columns={"loadgen": "Load generator", "threads": "Connections", "before": "Before the rounds (req/s)",
-                                 "after": "After the rounds (req/s)"})
+    return table.rename(columns={"loadgen": "Load generator", "threads": "Connections",
+                                 "before": "Before the rounds (req/s)", "after": "After the rounds (req/s)"})
 
 
 def section(doc, run: Run, tabs: Path) -> None:
@@ -145,5 +147,5 @@ def section(doc, run: Run, tabs: Path) -> None:
         "db_ms": "Database", "loadgen_ms": "Load generator", "other_ms": "Other", "total_ms": "Total",
         "machine_busy": "Machine busy", "bound_by": "What bounds the rate"})
     doc.table(shown.astype(object).where(shown.notna(), "–"),
-        "CPU per request (ms) of each side, mean over the rounds whose throughput is valid, and what "
-        "bounds the rate: the machine's cores when they are full, else one busy thread, else not the CPU")
+              "CPU per request (ms) of each side, mean over the rounds whose throughput is valid, and what "
+              "bounds the rate: the machine's cores when they are full, else one busy thread, else not the CPU")

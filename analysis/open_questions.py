@@ -148,7 +148,8 @@ def verdict_line(needed: dict[str, str]) -> str:
               "no number of rounds at these ratios": NOT_DECIDED, "more rounds first, to see the spread": NO_SPREAD}
     parts = ([f"{len(numbers)} by a number of rounds fixed in advance (the fewest {min(numbers.values())}, "
               f"{min(numbers, key=numbers.get)})"] if numbers else []) + [
-        f"{n} by {words}" for words, prefix in kinds_.items() if (n := sum(t.startswith(prefix) for t in needed.values()))]
+        f"{n} by {words}" for words, prefix in kinds_.items()
+        if (n := sum(t.startswith(prefix) for t in needed.values()))]
     return (f"{plural(len(needed), 'verdict')} inconclusive. What would decide them at the spread this run saw (the "
             "table's last column, verdicts.csv `rounds_needed`): " + "; ".join(parts) + ".")
 

@@ -30,7 +30,8 @@ def section(doc, run, side, ratios, apis) -> None:
                     r = by.loc[f]
                     mark = "" if r["transcription"] == "exact" else " ~"
                     row[f"study {run.display_name(f)}"] = fmt(r["study"]) + mark
-                    row[f"ours {run.display_name(f)}"] = fmt_ci(r["mean"], r["ci_low"], r["ci_high"], r["n"], 0, r["bound"])
+                    row[f"ours {run.display_name(f)}"] = fmt_ci(r["mean"], r["ci_low"], r["ci_high"], r["n"], 0,
+                                                                r["bound"])
                 ratio = ratios[(ratios["api"] == api) & (ratios["case"] == case) & (ratios["study_metric"] == metric)]
                 row["study ratio A/E"] = fmt(ratio["study_ratio"].iloc[0]) if not ratio.empty else "–"
                 row["our ratio A/E"] = fmt(ratio["our_ratio"].iloc[0]) if not ratio.empty else "–"

@@ -32,8 +32,8 @@ def write_report(run_dir: Path, timeline_case: int | None = None, reference: str
     run_dir = Path(run_dir)
     run = load_run(run_dir)
     answer.reference(run, reference)  # an unknown reference fails before anything is built
-    return replace_dir(run_dir / "report",
-                       lambda building: build(run, building, timeline_case, reference, objective or slo.DEFAULT_OBJECTIVE))
+    return replace_dir(run_dir / "report", lambda building: build(run, building, timeline_case, reference,
+                                                                  objective or slo.DEFAULT_OBJECTIVE))
 
 
 def build(run: Run, out: Path, timeline_case: int | None, reference: str | None = None,

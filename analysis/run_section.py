@@ -29,7 +29,8 @@ def section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame
                                       if isinstance(v, (str, int, float))) + ".")
     profile = m.get("settings", {}).get("profile", {})
     if isinstance(profile, dict) and profile.get("threads"):
-        doc.para(f"Load ({profile.get('name', '?')} profile): {machine.loadgen_name(run)} connections = {profile['threads']}; "
+        doc.para(f"Load ({profile.get('name', '?')} profile): "
+                 f"{machine.loadgen_name(run)} connections = {profile['threads']}; "
                  f"warm-up {profile.get('warmup_s', '?')} s, measured window "
                  f"{profile.get('duration_s', '?')} s. Case labels give the study's users per case; "
                  "where the profile caps threads, the load actually applied is the cap.")

@@ -15,12 +15,12 @@ def display_wide(run: Run, wide: pd.DataFrame, study: pd.DataFrame | None) -> pd
     frameworks = [c[:-5] for c in wide.columns if c.endswith("_mean")]
     for f in ordered_frameworks(frameworks):
         shown[run.display_name(f)] = [fmt_ci(*r) for r in wide[[f"{f}_mean", f"{f}_ci_low", f"{f}_ci_high", f"{f}_n",
-                                                                 f"{f}_flagged", f"{f}_bound"]].itertuples(index=False)]
+                                                                f"{f}_flagged", f"{f}_bound"]].itertuples(index=False)]
         if study is not None:
             shown[f"study {run.display_name(f)}"] = wide[f"study_{f}"].map(fmt) \
                 if f"study_{f}" in wide else "–"
     shown["difference (test)"] = [f"{r} ({t})" if t else r for r, t in
-                                   zip(wide["result"].fillna(""), wide["test"].fillna(""))]
+                                  zip(wide["result"].fillna(""), wide["test"].fillna(""))]
     return shown
 
 
@@ -39,4 +39,4 @@ def section(doc, run, agg, sig, study, apis, figs, tabs) -> None:
             wide[f"study_{f}"] = wide["case"].map(published[published["framework"] == f].set_index("case")["value"])
         wide.to_csv(tabs / f"table{spec.number:02d}_{spec.api}_{spec.column}.csv", index=False)
         doc.table(display_wide(run, wide, study), f"Table {spec.number}: {spec.title}; study = the "
-                                                   "published value, on the study's 4-core, 8 GiB machine")
+                                                  "published value, on the study's 4-core, 8 GiB machine")

@@ -46,8 +46,8 @@ def aggregate(run: Run) -> pd.DataFrame:
 
 
 SIGNIFICANCE_COLUMNS = ["api", *CASE_COLUMNS, "metric", *(f"{f}_mean" for f in STUDY_PAIR),
-                        *(f"{f}_n" for f in STUDY_PAIR), "pairs", "test", "p", "judged", "significant", "sign", "result", "ratio",
-                        "ratio_low", "ratio_high", "ratio_note", "log_se", "df", "spread", "bound"]
+                        *(f"{f}_n" for f in STUDY_PAIR), "pairs", "test", "p", "judged", "significant", "sign",
+                        "result", "ratio", "ratio_low", "ratio_high", "ratio_note", "log_se", "df", "spread", "bound"]
 # compare_arms's columns: a is the numerator, b the denominator.
 COMPARISON_COLUMNS = ["api", *CASE_COLUMNS, "metric", "a_mean", "b_mean", "a_n", "b_n", "pairs", "test", "p",
                       "judged", "significant", "sign", "result", "ratio", "ratio_low", "ratio_high", "ratio_note",

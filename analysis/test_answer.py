@@ -45,7 +45,8 @@ def test_the_ratio_is_the_geometric_mean_of_the_rounds_with_a_t_interval(report)
     mean, half = statistics.mean(logs), T2 * statistics.stdev(logs) / math.sqrt(3)
     row = answer_row(report, "rest", 1, "throughput_rps")
     assert math.isclose(row["ratio"], math.exp(mean))
-    assert math.isclose(row["ratio_low"], math.exp(mean - half)) and math.isclose(row["ratio_high"], math.exp(mean + half))
+    assert math.isclose(row["ratio_low"], math.exp(mean - half)) \
+        and math.isclose(row["ratio_high"], math.exp(mean + half))
     assert row["pairs"] == 3 and row["comparison"] == "paired rounds" and row["significant"]
 
 
@@ -67,7 +68,8 @@ def test_answer_csv_carries_six_metrics_per_cell_with_the_load_flags(report):
     assert len(answers) == 2 * 3 * 6
     assert set(zip(answers["numerator"], answers["denominator"])) == {("aspnet", "express")}
     assert not any(c.startswith(("aspnet", "express")) for c in answers.columns)  # named by role
-    assert list(answers["metric"][:6]) == ["throughput_rps", "mean_ms", "p95_ms", "p99_ms", "cpu_mean_pct", "rss_peak_mb"]
+    assert list(answers["metric"][:6]) == ["throughput_rps", "mean_ms", "p95_ms", "p99_ms", "cpu_mean_pct",
+                                           "rss_peak_mb"]
     flags = answers.groupby(["api", "case"])["load_flags"].first().to_dict()
     assert flags == {("graphql", 1): "loadgen_saturated", ("graphql", 7): "", ("graphql", 18): "",
                      ("rest", 1): "", ("rest", 7): "underloaded", ("rest", 18): ""}
@@ -111,7 +113,8 @@ def test_significant_and_load_flagged_cells_are_marked(report):
     assert markdown_row(graphql, "| case 1:")[-1] == "loadgen_saturated"
     assert markdown_row(graphql, "| case 18:")[-2] == "2 pairs"
     assert "Underloaded: fewer than half of JMeter's threads had a request in flight" in answer
-    assert "Loadgen_saturated: JMeter (with remote engines: the busiest engine) used 90 % or more of its cores" in answer
+    assert ("Loadgen_saturated: JMeter (with remote engines: the busiest engine) used 90 % or more of its cores"
+            in answer)
     page = (report / "index.html").read_text()
     assert '<td class="significant">1.28 [1.15, 1.43] *</td>' in page
     assert '<td class="load-flagged">case 7: 250 users, 1 row, no join ‡</td>' in page
@@ -138,7 +141,8 @@ def test_no_claim_is_inconclusive_for_lack_of_rounds(report):
     assert set(verdicts["verdict"]) - set(here["verdict"]) == {"cannot be judged here"}
     assert set(here["verdict"]) <= {"reproduced", "not reproduced", "inconclusive"}
     assert not here["explanation"].str.contains("cannot be judged|n=1|iteration").any()
-    assert (verdicts["cannot_be_judged"] == 0).all() and set(verdicts["rounds"].dropna().astype(str)) <= {"2", "3", "2-3"}
+    assert (verdicts["cannot_be_judged"] == 0).all() \
+        and set(verdicts["rounds"].dropna().astype(str)) <= {"2", "3", "2-3"}
     row = verdicts.set_index("claim").loc["rest-cpu-aspnet-higher"]
     # "much higher": above 1.1 by TOST's 90 % interval; case 7's [0.98, 1.09] lies below it
     # The run has 3 of the 18 cases: inconclusive whatever they say, and it says what they say.

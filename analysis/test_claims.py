@@ -117,5 +117,6 @@ def test_interactions_pair_each_cell_with_its_neighbour_in_the_matrix():
     users = by_id["graphql-time-rises-more-with-users"].test
     assert (("graphql", 18), ("graphql", 6)) in users.pairs and len(users.pairs) == 6
     assert by_id["rest-memory-one-row-higher"].test.pairs == (
-        (("rest", 7), ("rest", 8)), (("rest", 10), ("rest", 11)), (("rest", 13), ("rest", 14)), (("rest", 16), ("rest", 17)))
+        (("rest", 7), ("rest", 8)), (("rest", 10), ("rest", 11)), (("rest", 13), ("rest", 14)),
+        (("rest", 16), ("rest", 17)))
     assert len(by_id["graphql-amplifies-rest"].test.pairs) == 18

@@ -125,7 +125,7 @@ def test_the_command_writes_a_page_and_a_csv_and_replaces_them(results, found):
     assert done.stdout.strip() == f"comparison: {out / 'index.html'}"
     assert len(pd.read_csv(out / "compare.csv")) == len(found)
     text = (out / "report.md").read_text()
-    assert f"| ASP.NET Core | case 18: 500 users, 100 rows, join | 1.25 [" in text
+    assert "| ASP.NET Core | case 18: 500 users, 100 rows, join | 1.25 [" in text
     assert "≥ " in text and "not judged: run A: invalid (steady_state 2x)" in text
     assert ("What differs between the runs (A against B): machine.cpu_model: AMD EPYC against Intel(R) Core(TM) "
             "i5-4670K; settings.pin: false against true.") in text

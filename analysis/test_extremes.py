@@ -61,7 +61,7 @@ def test_a_minimum_under_the_clocks_millisecond_is_not_judged_and_says_so(result
     header, *rows = jtl.read_text().splitlines()
     at = header.split(",").index("elapsed")
     jtl.write_text("\n".join([header, *(",".join("0" if i == at else v for i, v in enumerate(r.split(",")))
-                                       for r in rows)]) + "\n")
+                                        for r in rows)]) + "\n")
     cells = extremes.cells(load_run(run_dir)).set_index(["api", "case", "metric"])
     found = cells.loc[("rest", 1, MIN)]
     assert not found["judged"] and pd.isna(found["ratio_low"]) and pd.isna(found["p"])

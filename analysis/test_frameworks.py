@@ -103,8 +103,8 @@ def test_one_framework_is_ranked_alone_without_a_ratio(module_results):
     text = (report / "report.md").read_text()
     answer = text[text.index("## The answer"):text.index("## The run")]
     assert "The frameworks: Fastify (realistic)." in answer and "no ratio: the run has one framework" in answer
-    assert answers(report).empty and list(answers(report).columns)[-5:] == ["bound", "q", "test", "stopping",
-                                                                                 "rounds_needed"]
+    assert answers(report).empty and list(answers(report).columns)[-5:] == [
+        "bound", "q", "test", "stopping", "rounds_needed"]
     ranked = pd.read_csv(report / "tables" / "ranking.csv")
     assert set(ranked["framework"]) == {"fastify"} and set(ranked["rank"]) == {1}
 

@@ -81,7 +81,8 @@ def test_percentiles_are_of_the_usable_rounds_pooled(report):
         # What the table sums (and averages) over the usable rounds.
         for column in ("scheduled", "late", "dropped"):
             assert found.loc[key, column] == sum(int(r[column]) for r in usable), (key, column)
-        assert found.loc[key, "achieved_rps"] == pytest.approx(sum(float(r["achieved_rps"]) for r in usable) / len(usable))
+        assert found.loc[key, "achieved_rps"] == pytest.approx(sum(float(r["achieved_rps"]) for r in usable)
+                                                               / len(usable))
         checked += 1
     assert checked == sum(any(r["validity"] == "valid" for r in rows) for rows in cells(LATENCY_RUN).values()) > 0
 
@@ -90,7 +91,8 @@ def test_every_interval_holds_its_estimate(report):
     found = table(report)
     measured = found[found["samples"] > 0]
     for p in ("p50", "p99"):
-        assert (measured[f"{p}_low"] <= measured[f"{p}_ms"]).all() and (measured[f"{p}_ms"] <= measured[f"{p}_high"]).all()
+        assert (measured[f"{p}_low"] <= measured[f"{p}_ms"]).all() \
+            and (measured[f"{p}_ms"] <= measured[f"{p}_high"]).all()
     ratios = found[found["ratio_p99"].notna()]
     assert not ratios.empty
     for p in ("p50", "p99"):
@@ -105,7 +107,8 @@ def test_the_ratio_is_the_reference_over_the_other(report):
     by = found.set_index(["api", "case", "step", "framework"])
     row = found[found["ratio_p99"].notna()].iloc[0]
     key = (row["api"], row["case"], row["step"])
-    assert row["ratio_p99"] == pytest.approx(by.loc[(*key, "aspnet"), "p99_ms"] / by.loc[(*key, row["framework"]), "p99_ms"])
+    assert row["ratio_p99"] == pytest.approx(by.loc[(*key, "aspnet"), "p99_ms"]
+                                             / by.loc[(*key, row["framework"]), "p99_ms"])
 
 
 def test_the_bootstrap_is_seeded(module_results, report):
@@ -254,8 +257,9 @@ def test_the_report_of_a_latency_run(report):
     assert len(sentences) == both[both == 2].reset_index()[["api", "case"]].drop_duplicates().shape[0] > 0
     assert section.count("No rate has a usable measurement of every framework.") == \
         len(found[["api", "case"]].drop_duplicates()) - len(sentences)
-    assert len(re.findall(r"(ASP\.NET Core|Express\.js) (held|did not hold|was not shown to hold|was not judged against)"
-                          r" p99 ≤ 100 ms", section)) == len(found[["api", "case", "framework"]].drop_duplicates())
+    assert len(re.findall(r"(ASP\.NET Core|Express\.js) "
+                          r"(held|did not hold|was not shown to hold|was not judged against) p99 ≤ 100 ms",
+                          section)) == len(found[["api", "case", "framework"]].drop_duplicates())
     # The rest of the report is there, from the run's one closed-model round.
     for heading in ("## The answer: every framework, per case", "## Does it reproduce the study?",
                     "## Appendix: every check of every item"):

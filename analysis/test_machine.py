@@ -18,7 +18,8 @@ def test_full_cores_are_the_bound_and_the_largest_share_of_a_request_is_named():
 
 
 def test_an_app_at_one_core_on_a_machine_with_room_is_held_by_one_thread_else_not_by_the_cpu():
-    assert machine.bound_by(PARTS, 0.49, busy=0.62, app_core=0.97, cores=2).startswith("one busy thread of the app (97 %")
+    assert machine.bound_by(PARTS, 0.49, busy=0.62, app_core=0.97, cores=2) \
+        .startswith("one busy thread of the app (97 %")
     assert machine.bound_by(PARTS, 0.49, busy=0.40, app_core=0.5, cores=2).startswith("no CPU (40 % of the machine")
 
 
@@ -30,7 +31,8 @@ def test_the_first_paragraph_says_which_load_generator_measured_where_and_why():
     chosen = run_with({"loadgen": {"requested": "auto", "tool": "wrk", "why": "it spent 60 µs of CPU per request"},
                        "layout": {"requested": "auto", "applied": False, "note": "every core shared: …"}})
     assert machine.load_sentence(chosen) == ("The load came from wrk sharing every core with the apps (load "
-                                             "generator: it spent 60 µs of CPU per request; layout: every core shared: …).")
+                                             "generator: it spent 60 µs of CPU per request; "
+                                             "layout: every core shared: …).")
     pinned = run_with({"loadgen": {"requested": "jmeter", "tool": "jmeter", "why": "--loadgen jmeter"},
                        "layout": {"requested": "pin", "applied": True, "note": "2 cores: …"}})
     assert machine.load_sentence(pinned).startswith("The load came from JMeter on a CPU set of its own")
@@ -46,14 +48,15 @@ def test_two_load_generators_agree_within_fifteen_percent_either_way():
 def test_the_ceiling_is_the_most_any_attempt_drove_in_the_table_and_in_the_items_figure(tmp_path):
     from analysis import trust
     from benchlib.results import CEILING_COLUMNS
-    measured = [("wrk", "before", 1, 100, 14909.0), ("wrk", "before", 2, 100, 18271.0), ("wrk", "before", 3, 100, 18243.0),
-                ("wrk", "after", 1, 100, 16002.0), ("jmeter", "before", 1, 100, 2204.0)]
+    measured = [("wrk", "before", 1, 100, 14909.0), ("wrk", "before", 2, 100, 18271.0),
+                ("wrk", "before", 3, 100, 18243.0), ("wrk", "after", 1, 100, 16002.0),
+                ("jmeter", "before", 1, 100, 2204.0)]
     pd.DataFrame([{**dict.fromkeys(CEILING_COLUMNS, ""), "loadgen": lg, "when": when, "attempt": attempt,
                    "threads": threads, "ceiling_rps": rps} for lg, when, attempt, threads, rps in measured],
                  columns=CEILING_COLUMNS).to_csv(tmp_path / "ceiling.csv", index=False)
     run = Run(tmp_path, {"schema_version": 4, "loadgen": {"tool": "wrk"}}, pd.DataFrame(), 0)
     table = machine.ceiling_table(run)
-    assert table.set_index("Load generator").loc["wrk", ["Before the rounds (req/s)", "After the rounds (req/s)"]].tolist() \
-        == [18271.0, 16002.0]
+    assert table.set_index("Load generator").loc["wrk", ["Before the rounds (req/s)",
+                                                         "After the rounds (req/s)"]].tolist() == [18271.0, 16002.0]
     found, _ = trust.ceilings(run)
     assert found.to_dict("records") == [{"threads": 100, "throughput_rps": 18271.0}]

@@ -49,7 +49,8 @@ def test_drift_shared_by_a_pair_cancels():
     """The same ratios on a steady and on a wildly drifting machine give the same answer."""
     steady, drifting = paired(*rounds([0.1, 0.2, 0.3], b=(100, 100, 100))), \
         paired(*rounds([0.1, 0.2, 0.3], b=(50, 400, 90)))
-    assert math.isclose(steady.ratio.low, drifting.ratio.low) and math.isclose(steady.comparison.p, drifting.comparison.p)
+    assert math.isclose(steady.ratio.low, drifting.ratio.low) \
+        and math.isclose(steady.comparison.p, drifting.comparison.p)
 
 
 def test_only_complete_positive_pairs_count():

@@ -12,8 +12,9 @@ from analysis.load import ResultFileError
 from analysis.report import write_report
 
 ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ["answer_aspnet_vs_express_rest", "answer_aspnet_vs_express_graphql", "figure14_rest_cpu_peak_pct", "figure15_rest_rss_peak_mb", "figure16_rest_mean_ms",
-           "figure17_graphql_cpu_peak_pct", "figure18_graphql_rss_peak_mb", "figure19_graphql_mean_ms",
+FIGURES = ["answer_aspnet_vs_express_rest", "answer_aspnet_vs_express_graphql", "figure14_rest_cpu_peak_pct",
+           "figure15_rest_rss_peak_mb", "figure16_rest_mean_ms", "figure17_graphql_cpu_peak_pct",
+           "figure18_graphql_rss_peak_mb", "figure19_graphql_mean_ms",
            "percentiles_rest", "percentiles_graphql", "latency_curve_rest_case18",
            "latency_curve_graphql_case18", "timeline_rest_case18", "timeline_graphql_case18"]
 

@@ -106,4 +106,5 @@ def test_one_line_each_sums_up_what_is_open():
         "round, no spread yet (tables/answer.csv, `rounds_needed`: rounds in all, fixed in advance with --iterations).")
     assert open_questions.answer_line(answers.iloc[:1], 0.10).startswith("Every cell with an interval has it within")
     line = open_questions.verdict_line({"a": "14", "b": "9", "c": f"{NO_ROUNDS}: 1 cell bound"})
-    assert line.startswith("3 verdicts inconclusive.") and "2 by a number of rounds fixed in advance (the fewest 9, b)" in line
+    assert line.startswith("3 verdicts inconclusive.") \
+        and "2 by a number of rounds fixed in advance (the fewest 9, b)" in line

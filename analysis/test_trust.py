@@ -58,7 +58,8 @@ def test_the_grid_counts_each_cells_rounds_by_validity(report):
     summary = rows("summary.csv")
     for (framework, api), row in grid.iterrows():
         for case in (1, 13, 18):
-            states = [r["validity"] for r in summary if (r["framework"], r["api"], r["case"]) == (framework, api, str(case))]
+            states = [r["validity"] for r in summary
+                      if (r["framework"], r["api"], r["case"]) == (framework, api, str(case))]
             counted = [f"{states.count(s)} {s}" for s in ("valid", "bound", "invalid") if s in states]
             assert [part.split(" (")[0] for part in row[f"case {case}"].split("; ")] == counted
     assert grid.loc[("aspnet", "rest"), "case 13"] == "2 invalid (steady_state 2, loadgen_bound 2)"
@@ -92,7 +93,8 @@ def test_cpu_per_request_sits_beside_throughput_and_a_bound_items_is_left_out(re
     for metric in ("app_cpu_ms_per_req", "db_cpu_ms_per_req"):
         row = answer_row(report, "rest", 1, metric)  # round 1 both bound, round 2 both invalid
         assert row["pairs"] == 0 and pd.isna(row["ratio"]) and not row["judged"]
-        assert row["note"] == "no pairs; ASP.NET Core left out in 1 round (bound); Express.js left out in 1 round (bound)"
+        assert row["note"] == ("no pairs; ASP.NET Core left out in 1 round (bound); "
+                               "Express.js left out in 1 round (bound)")
     header = next(x for x in (report / "report.md").read_text().splitlines() if x.startswith("| Case | Throughput"))
     assert header.startswith("| Case | Throughput | App CPU per request | DB CPU per request |")
 
@@ -129,7 +131,8 @@ def test_missing_or_broken_run_level_files_leave_a_sentence_not_a_crash(tmp_path
     (run_dir / "crosscheck.csv").unlink()
     (run_dir / "ceiling.csv").write_text("threads,samples\n10,5\n")
     text = (write_report(run_dir) / "report.md").read_text()
-    assert "No figure of the load generator against its ceiling: ceiling.csv: lacks column(s) app_cpu_mean_pct, iteration" in text
+    assert ("No figure of the load generator against its ceiling: "
+            "ceiling.csv: lacks column(s) app_cpu_mean_pct, iteration") in text
     assert "No second load generator's ratio: this run has no crosscheck.csv." in text
     assert "No memory from fresh processes: this run has no memory.csv; memory is the run-long peak RSS." in text
     assert "| Memory (peak RSS) |" in text

@@ -6,7 +6,6 @@ import json
 import math
 
 import pandas as pd
-import pytest
 
 from analysis import answer, scope, tables, validity, verdicts
 from analysis.claims import CLAIMS
@@ -95,7 +94,8 @@ def test_a_pair_uses_only_the_rounds_where_both_arms_are_usable(results):
 
 
 def test_the_bound_of_a_cell_counts_the_rounds_it_uses(results):
-    cells = tables.compare_arms(load_run(results / CHECKED_RUN), "aspnet", "express").set_index(["api", "case", "metric"])
+    cells = tables.compare_arms(load_run(results / CHECKED_RUN), "aspnet", "express") \
+        .set_index(["api", "case", "metric"])
     assert cells.loc[("graphql", 18, "throughput_rps"), "bound"] == ">="   # round 2: aspnet bound, express valid
     assert cells.loc[("rest", 1, "throughput_rps"), "bound"] == "both"     # round 1: both bound
 
@@ -163,7 +163,8 @@ def test_each_metric_is_judged_by_its_own_verdict(results):
     # ... its response times describe only the connections it served: a finding, not an estimate.
     mean = cells.loc[("rest", 18, "mean_ms")]
     assert mean["pairs"] == 0 and pd.isna(mean["ratio"])
-    assert mean["ratio_note"] == "no pairs; Express.js left out in 2 rounds (unfair: 3 of 10, 3 of 10 connections unserved)"
+    assert mean["ratio_note"] == ("no pairs; Express.js left out in 2 rounds "
+                                  "(unfair: 3 of 10, 3 of 10 connections unserved)")
     flags = answer.load_flags(run).set_index(["api", "case"])["load_flags"]
     assert flags[("rest", 18)] == "unfair" and flags[("rest", 1)] == ""
 
@@ -217,7 +218,8 @@ def test_an_item_without_its_verdict_or_figures_is_invalid_with_that_reason(resu
 
 
 def test_a_run_with_no_usable_item_still_reports_what_would_measure_it(results):
-    rewrite(results, lambda row: row.update(validity="invalid", validity_reasons="threads: 3 of 10 completed a request"))
+    rewrite(results, lambda row: row.update(validity="invalid",
+                                            validity_reasons="threads: 3 of 10 completed a request"))
     report = write_report(results / CHECKED_RUN)
     text = (report / "report.md").read_text()
     assert "No item of this run passed its validity checks" in text

@@ -137,7 +137,8 @@ def ceiling_figures(doc: Doc, run: Run, apis: list[str], figs: Path) -> None:
             continue
         path = figures.ceiling(run, mine, found, share, api, figs / f"ceiling_{api}.png")
         doc.figure(path, f"{api}: each item's throughput against what the load generator drives at the same "
-                         "connections against an app's 404 (ceiling.csv). At or above the dashed line the item is bound.")
+                         "connections against an app's 404 (ceiling.csv). At or above the dashed line the item is "
+                         "bound.")
 
 
 def main_ratio(answers: pd.DataFrame, api: str, case: int) -> pd.Series | None:

@@ -34,7 +34,8 @@ NEEDED = ("window_s", "threads", "completed_threads", "littles_ratio")
 NOT_RECORDED = "validity: not recorded for this item, so its checks cannot be read"
 
 # What measures a cell that failed a check, by the check's name (the text before ':' in a reason).
-MORE_LOAD = "more load generator: remote JMeter engines on other machines (docs/your-hardware.md, \"Running on several machines\")"
+MORE_LOAD = ("more load generator: remote JMeter engines on other machines "
+             "(docs/your-hardware.md, \"Running on several machines\")")
 LONGER = "longer windows, so every thread completes requests in a steady window: `./testbed run --profile study`"
 FIXES = {
     "loadgen_bound": MORE_LOAD, "machine": MORE_LOAD, "loadgen_saturated": MORE_LOAD,

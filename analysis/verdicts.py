@@ -245,7 +245,8 @@ def judge_peak(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:
     where = {AGREE: "inside", OPPOSE: "outside", STRADDLES: "across a bound of"}[outcome]
     return verdict, (f"largest A/E {top['ratio']:.2f} ({cell_name(claim, top['api'], top['case'], top['metric'])}); "
                      f"the largest true ratio lies in {interval_text(low, high)} (simultaneous intervals "
-                     f"over {len(part)} cell{'s' if len(part) != 1 else ''}, each end wrong at most {ALPHA * 100:.0f} %), {where} the band")
+                     f"over {len(part)} cell{'s' if len(part) != 1 else ''}, each end wrong at most "
+                     f"{ALPHA * 100:.0f} %), {where} the band")
 
 
 def judge_at_express_peak(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:

@@ -3,7 +3,7 @@ decided, then every claim of the study with its verdict beside what the study's 
 (the verdicts are analysis/verdicts.py's, the study's support analysis/study_check.py's)."""
 import pandas as pd
 
-from analysis import answer, memory, open_questions, verdicts
+from analysis import memory, open_questions, verdicts
 from analysis.claims import CPU_MARGIN, MARGIN
 from analysis.load import Run
 from analysis.paired import is_paired

@@ -17,8 +17,9 @@ DEBIAN = {
     "load": ["wrk"],
     # framework.json's checks: benchlib/framework.schema.json (benchlib/apps.py).
     "schema": ["python3-jsonschema"],
-    # ./testbed test: pytest's tests spread over the cores (benchlib/suites.py).
-    "suite": ["python3-pytest-xdist"],
+    # ./testbed test (benchlib/suites.py): the Python linter, and pytest's runner that spreads the
+    # tests over the cores.
+    "suite": ["python3-flake8", "python3-pytest-xdist"],
 }
 # npm projects of the testbed itself (not an implementation's): the seeder, and lint/, the ESLint
 # that each Node app's npm test runs.

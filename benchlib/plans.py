@@ -24,9 +24,12 @@ ENDPOINTS = {
         "operation": "CommentByUserId", "field": "commentByUserId", "variables": '{"id":"${user_id}"}'},
     "user-comments": {
         "path": "/rest/user/${user_id}/comments/{rows}", "label": "GET /rest/user/{id}/comments/{rows}",
-        "query": f"query CommentsByUserId($id: ID!, $limit: Int!) {{ commentsByUserId(id: $id, limit: $limit) {{ {COMMENT} {USER} }} }}",
-        "operation": "CommentsByUserId", "field": "commentsByUserId", "variables": '{"id":"${user_id}","limit":{rows}}'},
+        "query": f"query CommentsByUserId($id: ID!, $limit: Int!) "
+                 f"{{ commentsByUserId(id: $id, limit: $limit) {{ {COMMENT} {USER} }} }}",
+        "operation": "CommentsByUserId", "field": "commentsByUserId",
+        "variables": '{"id":"${user_id}","limit":{rows}}'},
 }
+
 
 def prop(kind, name, value):
     e = ET.Element(kind, name=name)
@@ -116,7 +119,6 @@ def label(api, key, rows) -> str:
 
 
 def sampler(api, key, rows, port=None):
-    ep = ENDPOINTS[key]
     method, path, body = request(api, key, rows)
     if body is None:
         args = arguments("HTTPsampler.Arguments", {})
@@ -129,8 +131,8 @@ def sampler(api, key, rows, port=None):
         args = ET.Element("elementProp", name="HTTPsampler.Arguments", elementType="Arguments")
         args.append(coll)
     http = element(
-        "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}" + label(api, key, rows), *([prop("boolProp", "HTTPSampler.postBodyRaw", True)]
-                                                            if body else []),
+        "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}" + label(api, key, rows),
+        *([prop("boolProp", "HTTPSampler.postBodyRaw", True)] if body else []),
         args, *([prop("stringProp", "HTTPSampler.port", port)] if port else []),
         prop("stringProp", "HTTPSampler.path", path), prop("stringProp", "HTTPSampler.method", method),
         prop("boolProp", "HTTPSampler.follow_redirects", False),
@@ -219,8 +221,6 @@ def stop_test(name):
     """Asks every thread to stop once its request in flight is done."""
     return element("TestAction", "TestActionGui", name, prop("intProp", "ActionProcessor.action", 0),
                    prop("intProp", "ActionProcessor.target", 2), prop("stringProp", "ActionProcessor.duration", "0"))
-
-
 
 
 def per_iteration(name, values: dict):
@@ -338,7 +338,8 @@ ENGINE_CPU = " ".join([
 # threads in the private map allThreads, which Groovy reads. Polling it costs the clock's own thread
 # a few microseconds per 50 ms and the request path nothing.
 EVERY_THREAD_DONE = ("def all = { def m = org.apache.jmeter.threads.ThreadGroup.getDeclaredField('allThreads'); "
-                     "m.setAccessible(true); def v = org.apache.jmeter.threads.JMeterThread.getDeclaredField('threadVars'); "
+                     "m.setAccessible(true); "
+                     "def v = org.apache.jmeter.threads.JMeterThread.getDeclaredField('threadVars'); "
                      "v.setAccessible(true); m.get(g).keySet().every { v.get(it).getIteration() >= 2 } }; ")
 
 
@@ -372,7 +373,8 @@ def group_clock(key: str, warmup_s: float, duration_s: float, start_ms: int | No
         cap = max(warm, round((warmup_cap_s or 0) * 1000))
         clock = ("def t0 = System.currentTimeMillis(); " + EVERY_THREAD_DONE +
                  f"while (true) {{ def el = System.currentTimeMillis() - t0; "
-                 f"if (el >= {cap} || (el >= {warm} && all())) break; sleep(el < {warm} ? Math.min(50L, {warm}L - el) : 50L) }}; "
+                 f"if (el >= {cap} || (el >= {warm} && all())) break; "
+                 f"sleep(el < {warm} ? Math.min(50L, {warm}L - el) : 50L) }}; "
                  f"def w0 = System.currentTimeMillis(); props.put('{phase}', 'measured'); "
                  f"sleep({length}); def w1 = System.currentTimeMillis(); props.put('{phase}', 'done'); "
                  f"new File('{window_file}').text = w0 + ' ' + w1 + ' ' + (w0 - t0)")
@@ -429,10 +431,10 @@ def measurement_group(n: int, api: str, case: dict, port: int, threads: int, war
                       warmup_cap_s: float | None = None):
     """Measurement n of a batch: `threads` clients, started over `rampup_s`, that send requests
     back to back through the warm-up (which counts from the last one's start) and the measured
-    window, and stop when it ends (each after its request in flight). Samples started in the warm-up are labelled `warmup …`.
-    On a remote engine (`start_ms`), the window starts at that time and the engine reports its
-    CPU to `engine_jtl`. `request`: an (HTTP sampler, its checks) pair to send instead of the
-    case's own."""
+    window, and stop when it ends (each after its request in flight). Samples started in the
+    warm-up are labelled `warmup …`. On a remote engine (`start_ms`), the window starts at that
+    time and the engine reports its CPU to `engine_jtl`. `request`: an (HTTP sampler, its checks)
+    pair to send instead of the case's own."""
     key = f"{plan_key}{n}."
     phase = f"${{__P({key}phase,warmup)}}"
     rampup = 0 if start_ms is not None else rampup_s
@@ -520,7 +522,8 @@ TAKE_ARRIVAL = " ".join([
     "def p = Parameters.split('[|]'); def key = p[0] + 't0'; def end = p[1] as long;",
     "def t0 = p.length > 3 ? p[3] : props.get(key);",
     "if (t0 == null) { synchronized (props) { t0 = props.get(key);",
-    "if (t0 == null) { t0 = String.valueOf(System.currentTimeMillis()); props.put(key, t0); new File(p[2]).text = t0 } } };",
+    "if (t0 == null) { t0 = String.valueOf(System.currentTimeMillis()); props.put(key, t0); "
+    "new File(p[2]).text = t0 } } };",
     "def start = t0 as long; def now = System.currentTimeMillis();",
     "def intended = start + (vars.get('offset_ms') as long);",
     "vars.put('intended_ms', String.valueOf(intended)); vars.put('picked_ms', String.valueOf(now));",

@@ -1,4 +1,4 @@
-"""`./testbed test`: every suite (pytest, then each implementation's own) against the real
+"""`./testbed test`: every suite (flake8, pytest, then each implementation's own) against the real
 database, apps and tools, one after another, after setting all of them up."""
 import os
 import subprocess
@@ -26,13 +26,16 @@ NO_TESTS_SELECTED = 5
 
 
 def pytest_suites(pytest_args: list[str]) -> list[tuple]:
-    """pytest twice: its tests spread over the cores (pytest-xdist; a file's tests stay together on
-    one worker, so a module's fixtures are made once), then the tests marked `alone`, which assert
-    on timing or CPU shares and so get the machine to themselves. The slowest tests, printed after
-    each, are where the suite's time goes."""
+    """flake8 first: the Python linter, with the repository's .flake8, over every Python file
+    (seconds; a finding fails it as a failed test does, and the other suites still run). Then
+    pytest twice: its tests spread over the cores (pytest-xdist; a file's tests stay together on
+    one worker, so a module's fixtures are made once), then the tests marked `alone`, which
+    assert on timing or CPU shares and so get the machine to themselves. The slowest tests,
+    printed after each, are where the suite's time goes."""
     pytest = [sys.executable, "-m", "pytest", "--durations=20"]
     workers = str(max(2, os.cpu_count() or 1))
-    return [("pytest", [*pytest, "-n", workers, "--dist", "loadfile", "-m", "not alone", *pytest_args], ROOT),
+    return [("flake8", [sys.executable, "-m", "flake8"], ROOT),
+            ("pytest", [*pytest, "-n", workers, "--dist", "loadfile", "-m", "not alone", *pytest_args], ROOT),
             ("pytest, tests alone", [*pytest, "-m", "alone", *pytest_args], ROOT)]
 
 

@@ -32,7 +32,7 @@ def run(base_url: str, item: dict, connections: int, seconds: float, threads: in
     throughput_rps, mean_ms, p99_ms, errors, window_s."""
     cmd = command(base_url, item, connections, seconds, threads)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60)
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
     if out.returncode != 0 or line is None:
         raise UserError(f"wrk failed: {(out.stderr or out.stdout).strip()[-300:]}")
     requests, duration_us, errors, mean_us, p99_us = line.split()[1:]

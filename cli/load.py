@@ -21,9 +21,9 @@ def register(sub):
     p.add_argument("--rampup", type=int, help="seconds to start all threads, within the warm-up "
                                               f"(default: the lesser of {DEFAULTS['rampup_s']} and --warmup)")
     p.add_argument("--port", type=int, help="where it listens (default: where ./testbed up serves it, "
-                                             "its default_port plus TESTBED_PORT_OFFSET)")
+                                            "its default_port plus TESTBED_PORT_OFFSET)")
     p.add_argument("--host", help="where it runs (default 127.0.0.1; with --engines, this machine's "
-                                   "address on the route to them: start it with ./testbed up --bind ADDR)")
+                                  "address on the route to them: start it with ./testbed up --bind ADDR)")
     add_load_options(p, "--host")
     p.add_argument("--dashboard", action="store_true", help="also write JMeter's HTML dashboard")
     p.set_defaults(func=lambda args: load(LoadRequest(

@@ -39,7 +39,8 @@ def register(sub):
                    help="smoke: all cases, tiny loads (CI); quick: full loads, 3 interleaved rounds, "
                         "paired statistics (default); study: the study's protocol, 10 iterations; latency: "
                         "each cell's capacity, then latency at fixed arrival rates (open model)")
-    p.add_argument("--frameworks", type=names, metavar="F[,F…]", help="default: the study's pair, aspnet,express; all: every framework.json")
+    p.add_argument("--frameworks", type=names, metavar="F[,F…]",
+                   help="default: the study's pair, aspnet,express; all: every framework.json")
     p.add_argument("--variants", type=names, metavar="F:V[,F:V…]",
                    help="framework:variant pairs to run instead of each framework's default "
                         "(framework.json variants), e.g. aspnet:net8,aspnet")
@@ -48,7 +49,8 @@ def register(sub):
     p.add_argument("--iterations", type=int, metavar="N", help="override the profile's iterations (rounds)")
     p.add_argument("--budget", type=float, metavar="MINUTES", dest="budget_min",
                    help="after the profile's rounds, add rounds for the cells whose interval is still "
-                        f"wider than ±10 %% while the run stays within MINUTES (quick: {PROFILES['quick'].budget_s / 60:g})")
+                        f"wider than ±10 %% while the run stays within MINUTES "
+                        f"(quick: {PROFILES['quick'].budget_s / 60:g})")
     layout = p.add_mutually_exclusive_group()
     layout.add_argument("--pin", dest="pin", action="store_true", default=None,
                         help="give the load generator a CPU set of its own, the app and database the rest "

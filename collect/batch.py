@@ -53,7 +53,8 @@ class Batch:
     t0: float                      # what the samplers' t_s counts from
     loadgen: str = "jmeter"        # LOADGENS
     process: subprocess.Popen | None = None  # JMeter, or wrk_batch (local load)
-    loadgen_pid: int | None = None  # what the samplers watch as the load generator: JMeter's JVM, or wrk_batch and its wrk
+    # what the samplers watch as the load generator: JMeter's JVM, or wrk_batch and its wrk
+    loadgen_pid: int | None = None
     cores: int = 1                 # the CPU set the load generator runs on: pinned, or all
     samplers: Samplers | None = None
     controllers: list[remote.Controller] = field(default_factory=list)  # one per remote engine
@@ -170,7 +171,8 @@ def write_plan(batch: Batch, host: str, profile: Profile) -> Path:
 def write_wrk_plan(batch: Batch, host: str, profile: Profile) -> Path:
     """collect/wrk_batch.py's plan: per measurement, what wrk_measure.lua sends and checks, and
     the same ramp-up, warm-up rule and window as the JMeter plan's."""
-    ms = lambda seconds: str(round(seconds * 1000))
+    def ms(seconds):
+        return str(round(seconds * 1000))
     entries = []
     for i, s in enumerate(batch.slots):
         threads = profile.threads(s.item["requests"])

@@ -97,7 +97,8 @@ def measure(engine, loadgen: str, thread_counts: list[int], progress, when: str 
     append(engine.dir / CEILING, new)
     for r in new:
         progress.note(f"  {loadgen} attempt {r['attempt']}, {r['threads']} connections: {r['throughput_rps'] or '-'} "
-                      f"req/s, ceiling {r['ceiling_rps'] or '-'} ({'saturated' if r['saturated'] else 'scaled to capacity'})")
+                      f"req/s, ceiling {r['ceiling_rps'] or '-'} "
+                      f"({'saturated' if r['saturated'] else 'scaled to capacity'})")
     if when == "before" and not stable(new):
         progress.note(f"  the last two attempts differ by more than {STABLE:.0%}: the ceiling is the most any drove")
     return read(engine.dir, loadgen)

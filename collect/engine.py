@@ -46,7 +46,7 @@ LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket err
 def socket_errors(out: Path) -> dict[str, int]:
     """The connections wrk lost during a measurement, by kind, from its report ({} if none)."""
     try:
-        line = next((l for l in out.read_text().splitlines() if l.startswith("SOCKET_ERRORS ")), "")
+        line = next((x for x in out.read_text().splitlines() if x.startswith("SOCKET_ERRORS ")), "")
     except OSError:
         return {}
     counts = {k: int(v) for k, v in (pair.split("=") for pair in line.split()[1:])}
@@ -56,7 +56,8 @@ def socket_errors(out: Path) -> dict[str, int]:
 def choose_loadgen(measured: dict) -> dict:
     """The load generator that spent less CPU per request on the same cell, so leaves the servers
     the most of the machine (DESIGN §5), with why."""
-    costs = {lg: e["loadgen_cpu_ms_per_req"] for lg, e in measured["loadgens"].items() if e.get("loadgen_cpu_ms_per_req")}
+    costs = {lg: e["loadgen_cpu_ms_per_req"] for lg, e in measured["loadgens"].items()
+             if e.get("loadgen_cpu_ms_per_req")}
     tool = min(costs, key=costs.get)
     others = ", ".join(f"{lg} {ms * 1000:.0f} µs" for lg, ms in costs.items() if lg != tool)
     return {"tool": tool, "why": f"it spent {costs[tool] * 1000:.0f} µs of CPU per request on "

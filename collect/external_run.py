@@ -30,7 +30,8 @@ from benchlib.processes import stop_group, wait_for_named
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SCHEMA_VERSION, STATE, SUMMARY, append_summary,
                               item_key, new_run_id, parse_item_key, summary_row)
 from collect import pinning, run_manifest
-from collect.item import JMETER_SLACK_S, judge, load_command, log_tail, new_record, outcome_line, start_load, trimmed_stats
+from collect.item import JMETER_SLACK_S, judge, load_command, log_tail, new_record, outcome_line, start_load, \
+    trimmed_stats
 from collect.profiles import DEFAULT, PROFILES, Profile
 from collect.samplers import Samplers
 

@@ -7,9 +7,10 @@
   columns. Where the two generators' ratios differ, the one with less headroom set its ratio.
 - **memory per case** (memory.csv): every (arm, API, case) on a fresh process (smoke: cases 1, 13
   and 18 only, the profile's `memory_cases`), restarted just before it, under the case's concurrency
-  for the profile's `memory_s`; its peak resident memory is the process's own high-water mark (VmHWM). The apps serve the whole run for the rounds (a
-  restart before each case would have .NET measured during its tiered JIT's warm-up), so their
-  in-window RSS carries every case before; this pass gives each case's memory on its own.
+  for the profile's `memory_s`; its peak resident memory is the process's own high-water mark
+  (VmHWM). The apps serve the whole run for the rounds (a restart before each case would have .NET
+  measured during its tiered JIT's warm-up), so their in-window RSS carries every case before; this
+  pass gives each case's memory on its own.
 """
 import csv
 import random

@@ -111,5 +111,3 @@ def outcome_line(summary: dict, stats: dict, flags: list[str], checks: dict | No
 
 def _fmt(value) -> str:
     return "-" if value is None else f"{value:.1f}" if isinstance(value, float) else str(value)
-
-

@@ -43,9 +43,9 @@ PERCENTILES = (("p50_ms", 50), ("p90_ms", 90), ("p95_ms", 95), ("p99_ms", 99), (
 THRESHOLDS = {
     "late": f"sent more than {LATE_MS} ms after the intended time",
     "bound": f"JMeter's own lag (taken by a thread in time, sent late), at its p99, above {LAG_MS} ms and above "
-             f"{LAG_SHARE:.0%} of the measured p99 latency, or the machine ≥ {MACHINE_BUSY_PCT:g} % of all cores busy with "
-             f"the load generator ≥ {LOADGEN_SHARE_PCT:g} % of them, or (remote engines) an engine that started "
-             f"the schedule more than {START_LATE_MS} ms after its shared start",
+             f"{LAG_SHARE:.0%} of the measured p99 latency, or the machine ≥ {MACHINE_BUSY_PCT:g} % of all cores "
+             f"busy with the load generator ≥ {LOADGEN_SHARE_PCT:g} % of them, or (remote engines) an engine "
+             f"that started the schedule more than {START_LATE_MS} ms after its shared start",
     "invalid": "no arrival sent, a failed request, or no window",
     "saturated": f"arrivals late because every pool thread was busy above {POOL_LATE_SHARE:.0%} of the "
                  f"scheduled ones, or fewer than {SATURATED_SENT:.0%} of them sent by the window's end",

@@ -65,8 +65,9 @@ def choose(cores: list[int], loadgen_ms: float, server_ms: float) -> dict:
                "loadgen_share": round(share, 3), "need_cores": round(need, 2), "own_cores": k}
     if n >= 2 and n - k >= KEEP * (n - need):
         return pinned(cores, k, f"the load generator on {k} core(s) of its own: it needs {need:.2f} of {n} at the "
-                                f"fastest cell, so the app and database keep {n - k} cores, at least {KEEP * 100:.0f} % of "
-                                f"the {n - need:.2f} sharing would leave them", "auto", **figures)
+                                f"fastest cell, so the app and database keep {n - k} cores, "
+                                f"at least {KEEP * 100:.0f} % of the {n - need:.2f} sharing would leave them",
+                      "auto", **figures)
     return shared(f"every core shared: the load generator needs {need:.2f} of {n} cores at the fastest cell "
                   f"({share * 100:.0f} % of the CPU per request), and a set of its own ({k} core(s)) would leave "
                   f"the app and database {n - k}, less than {KEEP * 100:.0f} % of the {n - need:.2f} they have sharing",

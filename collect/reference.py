@@ -91,7 +91,8 @@ def measure(engine, loadgens: list[str], progress) -> dict:
     (engine.dir / REFERENCE).write_text(json.dumps(figures, indent=1) + "\n")
     for arm, entry in figures["apps"].items():
         progress.note(f"  {arm}: 404 at {entry['cheapest']['throughput_rps']} req/s, REST case 1 at "
-                      f"{entry['rest_case_1']['throughput_rps']} req/s (app {entry['rest_case_1']['app_cpu_ms_per_req']}, "
+                      f"{entry['rest_case_1']['throughput_rps']} req/s "
+                      f"(app {entry['rest_case_1']['app_cpu_ms_per_req']}, "
                       f"database {entry['rest_case_1']['db_cpu_ms_per_req']} ms of CPU per request)")
     for loadgen, entry in figures["loadgens"].items():
         progress.note(f"  {loadgen}: {entry['loadgen_cpu_ms_per_req']} ms of CPU per request")

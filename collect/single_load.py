@@ -163,7 +163,8 @@ def load_from_engines(r: LoadRequest, c: dict, host: str, port: int, threads: in
     deadline = time.monotonic() + remote.LEAD_S + r.warmup + r.duration + JMETER_SLACK_S
     try:
         while batch.exit_code() is None:
-            fault = batch.engine_fault() or ("the engines did not finish in time" if time.monotonic() > deadline else None)
+            fault = batch.engine_fault() or ("the engines did not finish in time"
+                                             if time.monotonic() > deadline else None)
             if fault:
                 fail(f"{fault}; see {shown(folder)}/engine-*/jmeter.log")
             time.sleep(0.2)

@@ -85,7 +85,7 @@ def test_ctrl_c_leaves_a_resumable_run_and_resume_redoes_the_cut_case(tmp_path, 
     assert len(kept) == 1 and json.loads(kept[0].read_text())["status"] == "running"
 
     again = run_testbed("run", "--resume", run.name, "--profile", "quick", "--results-dir",
-                    str(tmp_path), env=run_env)
+                        str(tmp_path), env=run_env)
     assert again.returncode == 2 and "drop --profile" in again.stderr
 
     resumed = run_testbed("run", "--resume", run.name, "--results-dir", str(tmp_path), env=run_env)
@@ -206,7 +206,7 @@ def test_an_unwritable_results_folder_is_refused_before_anything_starts(tmp_path
 
 def test_missing_jmeter_is_refused_before_anything_starts(tmp_path, run_env):
     result = run_testbed("run", *SMALL, "--results-dir", str(tmp_path),
-                     env={**run_env, "JMETER_HOME": str(tmp_path / "nowhere")})
+                         env={**run_env, "JMETER_HOME": str(tmp_path / "nowhere")})
     assert result.returncode == 2
     assert "JMETER_HOME" in result.stderr and len(result.stderr.strip().splitlines()) <= 2
     assert result.stdout == "" and list(tmp_path.iterdir()) == []

@@ -254,7 +254,8 @@ def test_the_latency_profile_through_two_engines_sends_each_schedule_as_drawn(tm
     assert len(rows) == 5 * 3  # five rates, three rounds, one framework
     for row in rows:
         assert row["validity"] in ("valid", "bound") and int(row["errors"]) == 0, row
-        where = run / "latency" / "express" / "rest" / "case-01" / f"step-{row['step']}" / f"round-{int(row['round']):02d}"
+        where = (run / "latency" / "express" / "rest" / "case-01" / f"step-{row['step']}"
+                 / f"round-{int(row['round']):02d}")
         measured = json.loads((where / "measurement.json").read_text())
         assert measured["engines"] == [lab.endpoint(1099), lab.endpoint(1109)]
         with open(where / "results.jtl", newline="") as f:

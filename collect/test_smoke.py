@@ -75,7 +75,8 @@ def test_smoke_profile_runs_the_whole_matrix(tmp_path, run_env):
     # The cross-check: the other load generator's whole items on cases 1, 13 and 18.
     crosscheck = read_csv(run / CROSSCHECK)
     assert {(r["framework"], r["api"], r["case"]) for r in crosscheck} == {k for k in ok if k[2] in ("1", "13", "18")}
-    assert {r["loadgen"] for r in crosscheck} == {"jmeter"} and all(r["validity"] in VALIDITY_STATES for r in crosscheck)
+    assert {r["loadgen"] for r in crosscheck} == {"jmeter"} \
+        and all(r["validity"] in VALIDITY_STATES for r in crosscheck)
     assert (run / "crosscheck" / "express" / "rest" / "case-01" / "iter-01" / "results.jtl").exists()
     memory = read_csv(run / MEMORY)
     assert {(r["framework"], r["api"], r["case"]) for r in memory} == {k for k in ok if k[2] in ("1", "13", "18")}

@@ -79,7 +79,8 @@ def test_a_machine_busy_with_other_work_is_invalid_but_its_own_load_is_not():
 def test_a_load_generator_holding_much_of_a_full_machine_bounds_the_app_it_denied_cpu():
     held = check(stats={"cpu_mean_pct": 80.0, "db_cpu_mean_pct": 20.0, "loadgen_cpu_mean_pct": 90.0,
                         "other_cpu_pct": 0.0, "steal_pct": 0.0}, loadgen="jmeter")
-    assert held["validity"] == "bound" and held["validity_reasons"].startswith("loadgen_share: the load generator held 45 %")
+    assert held["validity"] == "bound" \
+        and held["validity_reasons"].startswith("loadgen_share: the load generator held 45 %")
     # As much of a machine with room to spare took nothing from the app.
     spare = check(stats={"cpu_mean_pct": 30.0, "db_cpu_mean_pct": 10.0, "loadgen_cpu_mean_pct": 90.0,
                          "other_cpu_pct": 0.0, "steal_pct": 0.0}, loadgen="jmeter")

@@ -174,7 +174,8 @@ def reasons_bound(f: dict, summary: dict, flags: list[str]) -> list[str]:
                      f"the connections waited in the load generator (bound from {UNDERLOADED:.0%})")
     if (f["machine_cpu_pct"] or 0) >= MACHINE_BUSY_PCT and (f["loadgen_share_pct"] or 0) >= LOADGEN_SHARE_PCT:
         found.append(f"loadgen_share: the load generator held {f['loadgen_share_pct']:.0f} % of a machine "
-                     f"{f['machine_cpu_pct']:.0f} % busy (bound from {LOADGEN_SHARE_PCT:g} % with {MACHINE_BUSY_PCT:g} %)")
+                     f"{f['machine_cpu_pct']:.0f} % busy "
+                     f"(bound from {LOADGEN_SHARE_PCT:g} % with {MACHINE_BUSY_PCT:g} %)")
     return found
 
 

@@ -66,7 +66,9 @@ def diff(expected: bytes, got: bytes) -> str:
     """Where two bodies first differ, with a little context on each side."""
     at = next((i for i, (a, b) in enumerate(zip(expected, got)) if a != b), min(len(expected), len(got)))
     start = max(0, at - 40)
-    cut = lambda b: b[start:at + 60].decode("utf-8", "replace")
+
+    def cut(b):
+        return b[start:at + 60].decode("utf-8", "replace")
     return f"first difference at byte {at}: expected …{cut(expected)}… got …{cut(got)}…"
 
 

@@ -28,9 +28,14 @@ COUNTERS = ("Com_select", "Com_stmt_prepare", "Com_stmt_execute")
 
 def kinds(rng: random.Random) -> list[tuple[str, int, callable]]:
     """(name, SELECTs per request, request maker). Ids vary so nothing can be served twice."""
-    comment = lambda: rng.randint(1, COMMENTS)
-    user = lambda: rng.randint(1, USERS)
-    limit = lambda: rng.randint(1, 100)
+    def comment():
+        return rng.randint(1, COMMENTS)
+
+    def user():
+        return rng.randint(1, USERS)
+
+    def limit():
+        return rng.randint(1, 100)
     pair = ("{ a: commentById(id: %d) { id user { id name } } "
             "b: commentById(id: %d) { id user { id email } } }")
     return [

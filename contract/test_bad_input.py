@@ -64,8 +64,9 @@ def test_every_graphql_row_has_a_twin_for_the_other_media_type(case):
     twin = next((c for c in CASES if c["name"] == f"{match['base']} [{other}]"), None)
     assert twin is not None, f"no [{other}] twin"
     assert dict(bad_request(case).headers)["Accept"] == MEDIA[match["media"]]
-    request = lambda c: (c["method"], c["path"], c.get("body"),
-                         [h for h in bad_request(c).headers if h[0] != "Accept"])
+
+    def request(c):
+        return c["method"], c["path"], c.get("body"), [h for h in bad_request(c).headers if h[0] != "Accept"]
     assert request(case) == request(twin)
 
 

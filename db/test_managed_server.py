@@ -14,7 +14,7 @@ from benchlib.processes import alive
 def test_status_reports_a_running_server_without_data(isolated_testbed):
     status = isolated_testbed.run("db", "status")
     assert status.returncode == 0
-    assert f"running (pid" in status.stdout and f"127.0.0.1:{isolated_testbed.port}" in status.stdout
+    assert "running (pid" in status.stdout and f"127.0.0.1:{isolated_testbed.port}" in status.stdout
 
 
 def test_starting_twice_is_harmless(isolated_testbed):

@@ -118,7 +118,8 @@ def test_the_runner_defaults_to_the_study_pair_and_waits_for_its_apis():
     """FRAMEWORKS defaults to the study's pair (.env.example agrees); the runner waits until their
     services are healthy and probes them. Another framework (FRAMEWORKS=aspnet,express,fastify)
     is started by `docker compose up`, not by the runner's dependencies."""
-    assert default_frameworks() == list(STUDY_PAIR)  # the runner measures the study's pair unless FRAMEWORKS says otherwise
+    # the runner measures the study's pair unless FRAMEWORKS says otherwise
+    assert default_frameworks() == list(STUDY_PAIR)
     assert env_example()["FRAMEWORKS"] == ",".join(STUDY_PAIR)
     jmeter_service = services()["jmeter"]
     depends = jmeter_service["depends_on"]
@@ -330,7 +331,8 @@ def test_node_images_receive_every_module_they_import(folder):
         if module in seen:
             continue
         seen.add(module)
-        assert in_image(module), f"{os.path.relpath(module, context)} is imported or read by {folder} but not in its image"
+        assert in_image(module), \
+            f"{os.path.relpath(module, context)} is imported or read by {folder} but not in its image"
         source = module.read_text()
         specs = re.findall(r"""(?:from|import)\s*\(?\s*['"](\.{1,2}/[^'"]+)['"]""", source)
         # Files read beside the module (e.g. ../../contract/schema.graphql) ship as well.

@@ -191,7 +191,8 @@ def test_every_quoted_command_and_flag_exists(doc, line, command):
     known = helps()
     assert sub in listed(known[()][1]), f"{doc}:{line}: `{command}`: ./testbed has no subcommand {sub!r}"
     for action in actions:
-        assert action in listed(known[(sub,)][1]), f"{doc}:{line}: `{command}`: ./testbed {sub} has no action {action!r}"
+        assert action in listed(known[(sub,)][1]), \
+            f"{doc}:{line}: `{command}`: ./testbed {sub} has no action {action!r}"
     if not flags:
         return
     texts = [known[(sub, a)][1] for a in actions] or [known[(sub,)][1]]

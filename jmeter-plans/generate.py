@@ -26,9 +26,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from benchlib.cases import API_STYLES, cases  # noqa: E402
 from benchlib.jmeter import DEFAULTS  # noqa: E402
-from benchlib.plans import (arguments, csv_data_set, element, endpoint_key, headers,  # noqa: E402
-                            http_defaults, looping_group, pause, per_iteration, prop, sampler,
-                            stop_test, test_plan, tree, ENDPOINTS)
+from benchlib.plans import (arguments, csv_data_set, element, endpoint_key, looping_group,  # noqa: E402
+                            pause, per_iteration, prop, sampler, stop_test, test_plan, tree, ENDPOINTS)
 
 # "warmup " until the clock group sets testbed.phase to "measured" (see clock_group); __V because
 # __P trims the space off a default value. Evaluated as each iteration starts (phase_of_request).

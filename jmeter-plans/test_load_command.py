@@ -44,7 +44,7 @@ def test_bad_input_is_one_clear_line_and_runs_nothing(tmp_path, implementations,
 def test_load_prints_one_summary_keeps_the_jtl_and_writes_the_dashboard(tmp_path, implementations):
     name = sorted(implementations)[0]
     result = run_load("--framework", name, "--api", "rest", "--case", "5", "--threads", "2", "--warmup", "3",
-                     "--duration", "2", "--port", str(implementations[name]), "--dashboard", results=tmp_path)
+                      "--duration", "2", "--port", str(implementations[name]), "--dashboard", results=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert re.fullmatch(r"\d+ requests, 0 errors \(0\.00%\), [\d.]+ req/s, mean [\d.]+ ms, "

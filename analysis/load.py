@@ -23,7 +23,7 @@ PER_METRIC_SCHEMA = 4
 @dataclass
 class Run:
     """A finished (or partial) run's results; not to be confused with the run being measured
-    (collect/engine.py's RunEngine)."""
+    (collect/run_loop.py's RunLoop)."""
     dir: Path
     manifest: dict
     summary: pd.DataFrame  # one row per framework x api x case x iteration, validated

@@ -75,33 +75,33 @@ def target(arms: list[str]) -> str:
     return next((a for a in PREFERRED if a in arms), arms[0])
 
 
-def measure(engine, loadgen: str, thread_counts: list[int], progress, when: str = "before") -> dict[int, float]:
+def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "before") -> dict[int, float]:
     """The ceiling of `loadgen` at `thread_counts`, unless ceiling.csv has it: one batch of
-    ATTEMPTS attempts before the rounds, of one attempt after them; returns read(). `engine` is the
-    run's RunEngine (its apps, layout and JMeter)."""
-    if engine.sink.remote or [r for r in rows(engine.dir, loadgen) if r["when"] == when]:
-        return read(engine.dir, loadgen)
-    arm = target(list(engine.frameworks))
-    port = apps.port(engine.frameworks[arm])
+    ATTEMPTS attempts before the rounds, of one attempt after them; returns read(). `run` is the
+    run's RunLoop (its apps, layout and JMeter)."""
+    if run.sink.remote or [r for r in rows(run.dir, loadgen) if r["when"] == when]:
+        return read(run.dir, loadgen)
+    arm = target(list(run.frameworks))
+    port = apps.port(run.frameworks[arm])
     attempts = ATTEMPTS if when == "before" else 1
     progress.note(f"ceiling: what {loadgen} drives {'after the rounds ' if when == 'after' else ''}at "
                   f"{', '.join(map(str, thread_counts))} connections against {arm}'s GET {plans.CEILING_PATH} (404), "
                   f"{attempts} attempt{'s' if attempts > 1 else ''} …")
-    engine.ensure_app(arm)
+    run.ensure_app(arm)
     slots = [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm}, port,
                   ceiling=True) for _ in range(attempts) for t in thread_counts]
-    measured = probe.run(engine, batches.new_folder(engine.dir, engine.dir / "ceiling"), slots, loadgen)
-    shared = not engine.cpus.get("loadgen")
+    measured = probe.measure(run, batches.new_folder(run.dir, run.dir / "ceiling"), slots, loadgen)
+    shared = not run.cpus.get("loadgen")
     new = [row(f, loadgen, when, i // len(thread_counts) + 1, slot.item["requests"], arm,
-               engine.manifest["machine"]["cores"], shared) for i, (f, slot) in enumerate(zip(measured, slots))]
-    append(engine.dir / CEILING, new)
+               run.manifest["machine"]["cores"], shared) for i, (f, slot) in enumerate(zip(measured, slots))]
+    append(run.dir / CEILING, new)
     for r in new:
         progress.note(f"  {loadgen} attempt {r['attempt']}, {r['threads']} connections: {r['throughput_rps'] or '-'} "
                       f"req/s, ceiling {r['ceiling_rps'] or '-'} "
                       f"({'saturated' if r['saturated'] else 'scaled to capacity'})")
     if when == "before" and not stable(new):
         progress.note(f"  the last two attempts differ by more than {STABLE:.0%}: the ceiling is the most any drove")
-    return read(engine.dir, loadgen)
+    return read(run.dir, loadgen)
 
 
 def append(path: Path, new: list[dict]) -> None:

@@ -49,62 +49,62 @@ def append(path: Path, columns: list[str], row: dict) -> None:
         writer.writerow({k: "" if row.get(k) is None else row[k] for k in columns})
 
 
-def todo(engine, path: Path, case_numbers, iterations: int) -> list[dict]:
+def todo(run, path: Path, case_numbers, iterations: int) -> list[dict]:
     """The pass's items in interleaved order (drawn from the run's seed), less those already
     measured."""
-    apis = list(dict.fromkeys(i["api"] for i in engine.items))
-    known = {i["case"]: {k: i[k] for k in ("case", "requests", "rows", "joins")} for i in engine.items}
-    keys = order(list(engine.frameworks), apis, sorted(set(known) & set(case_numbers)), iterations, "run",
-                 random.Random(engine.manifest.get("seed")).randrange(2 ** 31))
+    apis = list(dict.fromkeys(i["api"] for i in run.items))
+    known = {i["case"]: {k: i[k] for k in ("case", "requests", "rows", "joins")} for i in run.items}
+    keys = order(list(run.frameworks), apis, sorted(set(known) & set(case_numbers)), iterations, "run",
+                 random.Random(run.manifest.get("seed")).randrange(2 ** 31))
     have = done(path)
-    return [item for item in (parse_item_key(k, known) for k in keys if k not in have) if engine.serves(item)]
+    return [item for item in (parse_item_key(k, known) for k in keys if k not in have) if run.serves(item)]
 
 
-def other_loadgen(engine) -> str:
-    return "wrk" if engine.loadgen == "jmeter" else "jmeter"
+def other_loadgen(run) -> str:
+    return "wrk" if run.loadgen == "jmeter" else "jmeter"
 
 
-def estimate_s(engine) -> float:
+def estimate_s(run) -> float:
     """Roughly how long the passes still to do will take, so extra rounds leave them room."""
-    p = engine.profile
-    cross = len(todo(engine, engine.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
+    p = run.profile
+    cross = len(todo(run, run.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
         * (p.longest() + OVERHEAD_S["crosscheck"]) if p.crosscheck else 0
-    mem = len(todo(engine, engine.dir / MEMORY, memory_cases(engine), 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
+    mem = len(todo(run, run.dir / MEMORY, memory_cases(run), 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
         if p.memory_s else 0
     return cross + mem
 
 
-def crosscheck(engine, progress) -> None:
+def crosscheck(run, progress) -> None:
     """The cross-check's items, a round per batch, into crosscheck/ and crosscheck.csv, after the
     other load generator's ceiling (measured here if the run has none for it)."""
-    items = todo(engine, engine.dir / CROSSCHECK, CROSSCHECK_CASES, engine.profile.iterations) \
-        if engine.profile.crosscheck else []
+    items = todo(run, run.dir / CROSSCHECK, CROSSCHECK_CASES, run.profile.iterations) \
+        if run.profile.crosscheck else []
     if not items:
         return
-    loadgen = other_loadgen(engine)
+    loadgen = other_loadgen(run)
     progress.total += len(items)
     progress.note(f"cross-check: {len(items)} measurements with {loadgen} (cases "
                   f"{', '.join(map(str, CROSSCHECK_CASES))}) …")
-    with engine.measuring_into(engine.dir / CROSSCHECK_DIR, engine.dir / CROSSCHECK, loadgen):
+    with run.measuring_into(run.dir / CROSSCHECK_DIR, run.dir / CROSSCHECK, loadgen):
         for item in items:
-            engine.set_aside(item)  # an attempt cut short by an interruption
-        engine.ceilings[loadgen] = ceiling.measure(engine, loadgen, engine.thread_counts(), progress)
+            run.set_aside(item)  # an attempt cut short by an interruption
+        run.ceilings[loadgen] = ceiling.measure(run, loadgen, run.thread_counts(), progress)
         while items:
             batch = [i for i in items if i["iteration"] == items[0]["iteration"]]
-            engine.run_batch(batch, progress)
-            items = todo(engine, engine.dir / CROSSCHECK, CROSSCHECK_CASES, engine.profile.iterations)
+            run.run_batch(batch, progress)
+            items = todo(run, run.dir / CROSSCHECK, CROSSCHECK_CASES, run.profile.iterations)
 
 
-def memory(engine, progress) -> None:
-    path, seconds = engine.dir / MEMORY, engine.profile.memory_s
-    items = todo(engine, path, memory_cases(engine), 1) if seconds else []
+def memory(run, progress) -> None:
+    path, seconds = run.dir / MEMORY, run.profile.memory_s
+    items = todo(run, path, memory_cases(run), 1) if seconds else []
     if items:
         progress.note(f"memory: {len(items)} cases on fresh processes, {seconds:g} s of wrk load each …")
     for item in items:
-        engine.restart_apps([item["framework"]])
-        app = engine.apps[item["framework"]]
-        connections = engine.profile.threads(item["requests"])
-        figures = wrk.run(apps.url(engine.frameworks[item["framework"]]), item, connections, seconds)
+        run.restart_apps([item["framework"]])
+        app = run.apps[item["framework"]]
+        connections = run.profile.threads(item["requests"])
+        figures = wrk.run(apps.url(run.frameworks[item["framework"]]), item, connections, seconds)
         hwm, rss = resident_kb(app.pid)
         append(path, MEMORY_COLUMNS, {**{k: item[k] for k in ITEM_FIELDS}, "tool": "wrk",
                                       "connections": connections, "load_s": figures["window_s"],
@@ -113,10 +113,10 @@ def memory(engine, progress) -> None:
         progress.note(f"  memory {item_key(item)}: peak {hwm / 1024:.0f} MB")
 
 
-def memory_cases(engine) -> list[int]:
+def memory_cases(run) -> list[int]:
     """The run's cases the memory pass measures: the profile's choice among them, else all."""
-    cases = sorted({i["case"] for i in engine.items})
-    chosen = engine.profile.memory_cases
+    cases = sorted({i["case"] for i in run.items})
+    chosen = run.profile.memory_cases
     return [c for c in cases if chosen is None or c in chosen]
 
 

@@ -52,7 +52,7 @@ def load_command(host: str, port: int, item: dict, profile: Profile, folder: Pat
 
 
 def start_load(cmd: list[str], profile: Profile) -> subprocess.Popen:
-    """JMeter in its own session, so a Ctrl-C reaches the run engine alone, which stops it."""
+    """JMeter in its own session, so a Ctrl-C reaches the run loop alone, which stops it."""
     return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True,
                             env={**os.environ, **profile.jmeter_env})

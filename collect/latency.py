@@ -46,14 +46,14 @@ SAMPLE_VARIABLES = ",".join(plans.OPEN_VARIABLES)
 PROPERTIES = {"sample_variables": SAMPLE_VARIABLES}
 
 
-def capacities(engine) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
+def capacities(run) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
     """(api, case) -> framework -> (capacity in req/s, the validity of the items it came from),
     from the closed-model round: the mean throughput of its valid and bound items (a bound one's
     is a lower bound) or, when a cell has none, of its error-free invalid ones (on a shared or
     small machine the round's short windows often fail a steady-state or Little's-law check; their
     throughput is still what the server did at the case's concurrency, and the manifest says so)."""
     found: dict[tuple[str, int], dict[str, dict[str, list[float]]]] = {}
-    for r in summary_rows(engine.dir / SUMMARY):
+    for r in summary_rows(run.dir / SUMMARY):
         if r["status"] == "ok" and r["throughput_rps"] and not float(r["errors"] or 0):
             by = found.setdefault((r["api"], int(r["case"])), {}).setdefault(r["framework"], {})
             by.setdefault(r.get("validity") or "invalid", []).append(float(r["throughput_rps"]))
@@ -68,14 +68,14 @@ def capacities(engine) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
     return out
 
 
-def cells(engine, progress) -> list[dict]:
+def cells(run, progress) -> list[dict]:
     """The manifest's cells (fixing them there the first time): each (API, case) whose every
     framework has a capacity, with the rates every framework is driven at."""
-    if "latency" in engine.manifest:
-        return engine.manifest["latency"]["cells"]
-    known, out = capacities(engine), []
-    for api, case in dict.fromkeys((i["api"], i["case"]) for i in engine.items):
-        arms = [f for f in engine.frameworks if engine.serves({"framework": f, "api": api})]
+    if "latency" in run.manifest:
+        return run.manifest["latency"]["cells"]
+    known, out = capacities(run), []
+    for api, case in dict.fromkeys((i["api"], i["case"]) for i in run.items):
+        arms = [f for f in run.frameworks if run.serves({"framework": f, "api": api})]
         have = known.get((api, case), {})
         missing = [f for f in arms if f not in have]
         if missing or not arms:
@@ -92,19 +92,19 @@ def cells(engine, progress) -> list[dict]:
                     "capacity_bound": {f: have[f][1] == "bound" for f in arms},
                     "capacity_validity": {f: have[f][1] for f in arms}, "slowest": slowest,
                     "rates": [round(base * x, 1) for x in (*FRACTIONS, ABOVE)]})
-    engine.manifest["latency"] = {
+    run.manifest["latency"] = {
         "fractions": list(FRACTIONS), "above": ABOVE, "rounds": LATENCY_ROUNDS,
         "late_ms": latency_checks.LATE_MS, "warmup_s": WARMUP_S, "window_s": WINDOW_S,
         "arrivals": ARRIVALS, "checks": latency_checks.protocol(), "cells": out}
-    write_json(engine.dir / MANIFEST, engine.manifest)
+    write_json(run.dir / MANIFEST, run.manifest)
     return out
 
 
-def planned(engine, cell_list: list[dict], round_: int) -> list[dict]:
+def planned(run, cell_list: list[dict], round_: int) -> list[dict]:
     """Round `round_`'s measurements in order: its (API, case, step) slots shuffled, each slot's
     frameworks back to back in a shuffled order, all drawn from the run's seed."""
-    rng = random.Random(f"latency-order:{engine.manifest.get('seed')}:{round_}")
-    known = {i["case"]: {k: i[k] for k in ("requests", "rows", "joins")} for i in engine.items}
+    rng = random.Random(f"latency-order:{run.manifest.get('seed')}:{round_}")
+    known = {i["case"]: {k: i[k] for k in ("requests", "rows", "joins")} for i in run.items}
     slots = [(cell, step) for cell in cell_list for step in range(1, len(cell["rates"]) + 1)]
     rng.shuffle(slots)
     out = []
@@ -115,7 +115,7 @@ def planned(engine, cell_list: list[dict], round_: int) -> list[dict]:
             out.append({"framework": fw, "api": cell["api"], "case": cell["case"], **known[cell["case"]],
                         "round": round_, "step": step, "fraction": (*FRACTIONS, ABOVE)[step - 1],
                         "target_rps": cell["rates"][step - 1], "capacity_rps": cell["capacity"][cell["slowest"]],
-                        "pool_threads": engine.profile.threads(known[cell["case"]]["requests"])})
+                        "pool_threads": run.profile.threads(known[cell["case"]]["requests"])})
     return out
 
 
@@ -131,61 +131,61 @@ def done(run_dir: Path) -> set[tuple]:
         return set()
 
 
-def estimate_s(engine) -> float:
-    if not engine.profile.latency:
+def estimate_s(run) -> float:
+    if not run.profile.latency:
         return 0
     per = WARMUP_S + WINDOW_S + OVERHEAD_S["measurement"]
-    slots = len({(i["api"], i["case"], i["framework"]) for i in engine.items}) * (len(FRACTIONS) + 1)
-    return LATENCY_ROUNDS * (slots * per + OVERHEAD_S["round"]) - len(done(engine.dir)) * per
+    slots = len({(i["api"], i["case"], i["framework"]) for i in run.items}) * (len(FRACTIONS) + 1)
+    return LATENCY_ROUNDS * (slots * per + OVERHEAD_S["round"]) - len(done(run.dir)) * per
 
 
-def run(engine, progress) -> None:
+def run_pass(run, progress) -> None:
     """The pass's rounds, each measurement not yet in latency.csv."""
-    cell_list = cells(engine, progress)
-    have = done(engine.dir)
+    cell_list = cells(run, progress)
+    have = done(run.dir)
     for round_ in range(1, LATENCY_ROUNDS + 1):
-        todo = [m for m in planned(engine, cell_list, round_) if key(m) not in have]
+        todo = [m for m in planned(run, cell_list, round_) if key(m) not in have]
         if todo:
-            run_round(engine, todo, round_, progress)
+            run_round(run, todo, round_, progress)
 
 
-def run_round(engine, todo: list[dict], round_: int, progress) -> None:
+def run_round(run, todo: list[dict], round_: int, progress) -> None:
     for name in dict.fromkeys(m["framework"] for m in todo):
-        engine.ensure_app(name)
-    engine.check_database()
-    batch = Batch(batches.new_folder(engine.dir, engine.dir / "latency-batches"),
-                  [Slot(m, apps.port(engine.frameworks[m["framework"]])) for m in todo], time.time())
+        run.ensure_app(name)
+    run.check_database()
+    batch = Batch(batches.new_folder(run.dir, run.dir / "latency-batches"),
+                  [Slot(m, apps.port(run.frameworks[m["framework"]])) for m in todo], time.time())
     length_ms = (WARMUP_S + WINDOW_S) * 1000
     groups = [{"api": m["api"], "case": m, "port": batch.slots[i].port, "pool": m["pool_threads"],
-               "end_ms": length_ms, "offsets": arrivals.offsets(m["target_rps"], length_ms, seed_of(engine, m))}
+               "end_ms": length_ms, "offsets": arrivals.offsets(m["target_rps"], length_ms, seed_of(run, m))}
               for i, m in enumerate(todo)]
-    targets = engine.sampled()
+    targets = run.sampled()
     title = f"latency round {round_} ({batch.folder.name})"
-    where = f"{len(engine.engines.endpoints)} engines" if engine.engines else "one JMeter"
+    where = f"{len(run.engines.endpoints)} engines" if run.engines else "one JMeter"
     progress.note(f"latency: round {round_}/{LATENCY_ROUNDS}: {len(todo)} measurements of "
                   f"{WARMUP_S} + {WINDOW_S} s, {where} …")
     deadline = time.monotonic() + len(todo) * (WARMUP_S + WINDOW_S + 5) + ROUND_SLACK_S
     try:
-        if engine.engines:
+        if run.engines:
             batch.warmup_s, batch.duration_s = WARMUP_S, WINDOW_S
             batch.starts = remote.schedule(len(todo), WARMUP_S, WINDOW_S)
             deadline += remote.LEAD_S
             batch.controllers = remote.launch_open(batch.folder, title, apps.host(), groups, batch.starts,
-                                                   engine.engines, engine.jmeter, PROPERTIES)
+                                                   run.engines, run.jmeter, PROPERTIES)
             batches.sample_remote(batch, targets)
         else:
-            batches.start(batch, apps.host(), engine.profile, engine.jmeter, targets, engine.cpus.get("loadgen"),
+            batches.start(batch, apps.host(), run.profile, run.jmeter, targets, run.cpus.get("loadgen"),
                           plan=local_plan(batch, groups, title), properties=PROPERTIES)
         follow(batch, todo, deadline, progress)
         count = finished(batch)
     except KeyboardInterrupt:
         count = finished(batch)  # before JMeter is stopped: a stopped JMeter may exit 0
         batch.stop()
-        keep(engine, batch, todo, count, progress)
+        keep(run, batch, todo, count, progress)
         raise
     finally:
         batch.stop()
-    keep(engine, batch, todo, count, progress)
+    keep(run, batch, todo, count, progress)
 
 
 def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
@@ -201,8 +201,8 @@ def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
     return plan
 
 
-def seed_of(engine, m: dict) -> str:
-    return arrivals.seed_of(engine.manifest.get("seed"), m["api"], m["case"], m["step"], m["round"])
+def seed_of(run, m: dict) -> str:
+    return arrivals.seed_of(run.manifest.get("seed"), m["api"], m["case"], m["step"], m["round"])
 
 
 def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
@@ -233,19 +233,19 @@ def finished(batch: Batch) -> int:
     return max(0, batch.groups_started() - 1)
 
 
-def keep(engine, batch: Batch, todo: list[dict], count: int, progress) -> None:
+def keep(run, batch: Batch, todo: list[dict], count: int, progress) -> None:
     for i in range(count):
-        row = measure(engine, batch, i, todo[i])
+        row = measure(run, batch, i, todo[i])
         if row is None:
             continue
-        append(engine.dir / LATENCY, row)
+        append(run.dir / LATENCY, row)
         progress.note(f"  {row['framework']} {row['api']} case {row['case']} step {row['step']} round "
                       f"{row['round']}: {row['achieved_rps']} of {row['target_rps']} req/s, p50 "
                       f"{row['p50_ms']} ms, p99 {row['p99_ms']} ms, late {row['late']}, dropped "
                       f"{row['dropped']}{', saturated' if row['saturated'] else ''}: {row['validity']}")
 
 
-def measure(engine, batch: Batch, index: int, m: dict) -> dict | None:
+def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
     """Measurement `index`'s row, its window's samples and sampler rows moved beside it (None:
     it never started its clock)."""
     late_start = None
@@ -262,7 +262,7 @@ def measure(engine, batch: Batch, index: int, m: dict) -> dict | None:
         except (OSError, ValueError, IndexError):
             return None
     w0, w1 = t0 + WARMUP_S * 1000, t0 + (WARMUP_S + WINDOW_S) * 1000
-    out = latency_jtl(engine.dir, m["framework"], m["api"], m["case"], m["step"], m["round"])
+    out = latency_jtl(run.dir, m["framework"], m["api"], m["case"], m["step"], m["round"])
     out.parent.mkdir(parents=True, exist_ok=True)
     if batch.jtl(index).exists():
         samples = latency_checks.window_samples(batch.jtl(index), out, w0, w1)
@@ -270,18 +270,18 @@ def measure(engine, batch: Batch, index: int, m: dict) -> dict | None:
     else:  # nothing was sent: the file says so rather than being missing
         samples = []
         out.write_text("timeStamp,elapsed,label,success," + SAMPLE_VARIABLES + "\n")
-    roles = {**engine.roles(m["framework"]),
+    roles = {**run.roles(m["framework"]),
              **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
     for sampled in sorted(batch.raw.iterdir()):
         item_stats.trim(sampled, out.parent / sampled.name, w0 / 1000 - batch.t0, w1 / 1000 - batch.t0, roles)
     stats = item_stats.sampler_stats(out.parent / PROC) if (out.parent / PROC).exists() else {}
-    schedule = arrivals.offsets(m["target_rps"], (WARMUP_S + WINDOW_S) * 1000, seed_of(engine, m))
+    schedule = arrivals.offsets(m["target_rps"], (WARMUP_S + WINDOW_S) * 1000, seed_of(run, m))
     scheduled = sum(1 for t in schedule if WARMUP_S * 1000 <= t < (WARMUP_S + WINDOW_S) * 1000)
-    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, engine.manifest["machine"]["cores"],
+    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, run.manifest["machine"]["cores"],
                                      late_start)
     (out.parent / "measurement.json").write_text(json.dumps(
-        {"window_ms": [w0, w1], "batch": batch.folder.relative_to(engine.dir).as_posix(),
-         "position": index + 1, "schedule_seed": seed_of(engine, m),
+        {"window_ms": [w0, w1], "batch": batch.folder.relative_to(run.dir).as_posix(),
+         "position": index + 1, "schedule_seed": seed_of(run, m),
          **({"engines": [str(c.endpoint) for c in batch.controllers], "late_start_ms": late_start}
             if batch.controllers else {})}, indent=2) + "\n")
     return {**{k: m[k] for k in ITEM_FIELDS if k != "iteration"}, **{k: m[k] for k in (

@@ -2,7 +2,7 @@
 every core, or the load generator gets a CPU set of its own and the app and database share the rest
 (`--pin`, `--no-pin`; without either the run chooses by measurement, `choose`).
 
-Children inherit the CPU set of the process that starts them, so the run engine narrows its own
+Children inherit the CPU set of the process that starts them, so the run loop narrows its own
 set around each launch (no race with threads the new process creates at once). The database is
 already running: every one of its threads is moved, and put back when the run ends.
 """

@@ -39,11 +39,11 @@ class Figures:
         return round(cpu / 100 * window * 1000 / n, 4) if cpu is not None and n and window else None
 
 
-def run(engine, folder: Path, slots: list[Slot], loadgen: str, profile: Profile = PROBE) -> list[Figures]:
+def measure(run, folder: Path, slots: list[Slot], loadgen: str, profile: Profile = PROBE) -> list[Figures]:
     """Measures `slots` (their apps must be running) as one batch of `loadgen` into `folder`."""
     batch = Batch(folder, slots, time.time(), loadgen=loadgen)
     try:
-        batches.start(batch, apps.host(), profile, engine.jmeter, engine.sampled(), engine.cpus.get("loadgen"))
+        batches.start(batch, apps.host(), profile, run.jmeter, run.sampled(), run.cpus.get("loadgen"))
         batch.process.wait(timeout=len(slots) * (profile.longest() + 30) + 120)
     finally:
         batch.stop()
@@ -57,7 +57,7 @@ def run(engine, folder: Path, slots: list[Slot], loadgen: str, profile: Profile 
         if window:
             for sampled in sorted(batch.raw.iterdir()):
                 item_stats.trim(sampled, out / sampled.name, window[0] / 1000 - batch.t0,
-                                window[1] / 1000 - batch.t0, engine.roles(slot.framework))
+                                window[1] / 1000 - batch.t0, run.roles(slot.framework))
             stats = item_stats.sampler_stats(out / PROC)
         found.append(Figures(summary, stats, batch.cores))
     return found

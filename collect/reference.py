@@ -53,27 +53,27 @@ def read(run_dir: Path) -> dict | None:
         return None
 
 
-def measure(engine, loadgens: list[str], progress) -> dict:
+def measure(run, loadgens: list[str], progress) -> dict:
     """Measures the reference work with wrk (and with every load generator in `loadgens`, on the
     first arm's REST case 1) and writes reference.json; what it holds already is kept."""
-    found = read(engine.dir)
+    found = read(run.dir)
     if found:
         return found
     progress.note(f"reference work: each app's cheapest answer and REST case 1 at {REFERENCE_CONNECTIONS} "
                   f"connections, the database's CPU per query, {' and '.join(loadgens)}'s CPU per request …")
-    arms = list(engine.frameworks)
+    arms = list(run.frameworks)
     case_1 = {k: cases()[1][k] for k in ("case", "requests", "rows", "joins")}
     for arm in arms:
-        engine.ensure_app(arm)
+        run.ensure_app(arm)
     figures = {"schema_version": SCHEMA_VERSION,
                "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                "connections": REFERENCE_CONNECTIONS, "apps": {}, "loadgens": {},
-               "database": database_work(engine)}
+               "database": database_work(run)}
     for arm in arms:
-        port = apps.port(engine.frameworks[arm])
+        port = apps.port(run.frameworks[arm])
         item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": arm}
-        cheapest, real = probe.run(engine, new_folder(engine.dir, f"{arm}-wrk"),
-                                   [Slot({**item, "case": 0}, port, ceiling=True), Slot(item, port)], "wrk")
+        cheapest, real = probe.measure(run, new_folder(run.dir, f"{arm}-wrk"),
+                                       [Slot({**item, "case": 0}, port, ceiling=True), Slot(item, port)], "wrk")
         figures["apps"][arm] = {"cheapest": cell("GET /testbed-ceiling (404)", cheapest),
                                 "rest_case_1": cell("GET /rest/comment/{id}", real)}
     first = arms[0]
@@ -82,13 +82,13 @@ def measure(engine, loadgens: list[str], progress) -> dict:
             measured = figures["apps"][first]["rest_case_1"]
         else:
             item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": first}
-            [f] = probe.run(engine, new_folder(engine.dir, f"{first}-{loadgen}"),
-                            [Slot(item, apps.port(engine.frameworks[first]))], loadgen)
+            [f] = probe.measure(run, new_folder(run.dir, f"{first}-{loadgen}"),
+                                [Slot(item, apps.port(run.frameworks[first]))], loadgen)
             measured = cell("GET /rest/comment/{id}", f)
         figures["loadgens"][loadgen] = {"at": f"{first} REST case 1, {REFERENCE_CONNECTIONS} connections",
                                         **{k: measured[k] for k in ("throughput_rps", "loadgen_cpu_ms_per_req",
                                                                     "loadgen_cpu_mean_pct", "validity")}}
-    (engine.dir / REFERENCE).write_text(json.dumps(figures, indent=1) + "\n")
+    (run.dir / REFERENCE).write_text(json.dumps(figures, indent=1) + "\n")
     for arm, entry in figures["apps"].items():
         progress.note(f"  {arm}: 404 at {entry['cheapest']['throughput_rps']} req/s, REST case 1 at "
                       f"{entry['rest_case_1']['throughput_rps']} req/s "
@@ -117,10 +117,10 @@ def cell(request: str, f: probe.Figures) -> dict:
             "validity": "measured" if f.rps else "no samples"}
 
 
-def database_work(engine) -> dict:
+def database_work(run) -> dict:
     """The managed server's CPU per query for each statement shape: queries for DB_SECONDS from one
     connection (the apps' read-only account), the server's utime + stime before and after."""
-    db = engine.db
+    db = run.db
     pid = managed_db.server_pid() if db.managed else None
     if not pid:
         return {"measured": False, "why": "an external database server is not ours to sample" if not db.managed

@@ -94,7 +94,7 @@ def controller_command(launcher: str, plan: Path, endpoint: Endpoint, index: int
 
 
 def start_controller(controller: Controller, cmd: list[str]) -> None:
-    """In its own session, so that a Ctrl-C reaches the run engine alone, which stops it."""
+    """In its own session, so that a Ctrl-C reaches the run loop alone, which stops it."""
     controller.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, start_new_session=True,
                                        env={**os.environ, **CONTROLLER_ENV})

@@ -37,8 +37,8 @@ def elapsed_s(manifest: dict) -> float:
 class Rounds:
     """Times the rounds as they run, and decides whether another one fits."""
 
-    def __init__(self, engine):
-        self.engine = engine
+    def __init__(self, run):
+        self.run = run
         self.started = time.monotonic()
         self.measured = 0
 
@@ -47,17 +47,17 @@ class Rounds:
 
     def seconds_per_item(self) -> float:
         return (time.monotonic() - self.started) / self.measured if self.measured \
-            else self.engine.estimate()
+            else self.run.estimate()
 
     def add(self) -> list[dict]:
         """The next round's items (already in the manifest's order), or [] when the run is done."""
-        engine, profile = self.engine, self.engine.profile
-        arms = list(engine.frameworks)
-        sequential = engine.manifest.get("sequential")
+        run, profile = self.run, self.run.profile
+        arms = list(run.frameworks)
+        sequential = run.manifest.get("sequential")
         if not profile.budget_s or len(arms) < 2 or not profile.paired or sequential is None:
             return []
-        states = stopping.cell_states(summary_rows(engine.dir / SUMMARY), arms, profile.target)
-        left = profile.budget_s - elapsed_s(engine.manifest) - extra_passes.estimate_s(engine)
+        states = stopping.cell_states(summary_rows(run.dir / SUMMARY), arms, profile.target)
+        left = profile.budget_s - elapsed_s(run.manifest) - extra_passes.estimate_s(run)
         per_cell = self.seconds_per_item() * len(arms)
         cells = stopping.next_round(states, max(0, int(left // per_cell)))
         sequential["states"] = [s.recorded() for s in states]
@@ -65,14 +65,14 @@ class Rounds:
             sequential["stopped"] = "every cell settled, unmeasurable (bound or invalid) or capped" \
                 if not any(s.state == stopping.MORE for s in states) else \
                 f"the budget: {max(0, left):.0f} s left, a cell's round takes about {per_cell:.0f} s"
-            write_json(engine.dir / MANIFEST, engine.manifest)
+            write_json(run.dir / MANIFEST, run.manifest)
             return []
-        iteration = max(item["iteration"] for item in engine.items) + 1
-        keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, engine.manifest["seed"])
+        iteration = max(item["iteration"] for item in run.items) + 1
+        keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, run.manifest["seed"])
         sequential["rounds"].append({"round": iteration, "cells": [[s.api, s.case] for s in cells],
                                      "estimated_s": round(per_cell * len(cells))})
-        engine.manifest["order"] += keys
-        write_json(engine.dir / MANIFEST, engine.manifest)
+        run.manifest["order"] += keys
+        write_json(run.dir / MANIFEST, run.manifest)
         items = [parse_item_key(k, cases()) for k in keys]
-        engine.items += items
+        run.items += items
         return items

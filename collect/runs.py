@@ -11,7 +11,7 @@ from benchlib.paths import bind_address
 from benchlib.processes import alive
 from benchlib.results import MANIFEST, STATE
 from collect import run_manifest
-from collect.engine import RunEngine
+from collect.run_loop import RunLoop
 from collect.profiles import Profile
 from collect.remote import Engines
 
@@ -37,7 +37,7 @@ class RunOptions:
                 **(self.engines.recorded() if self.engines else {})}
 
 
-def create(options: RunOptions, frameworks: dict, jmeter: str, db, layout: dict) -> RunEngine:
+def create(options: RunOptions, frameworks: dict, jmeter: str, db, layout: dict) -> RunLoop:
     manifest = run_manifest.build(options, frameworks, jmeter, db, layout)
     run_dir = options.results_root / manifest["run_id"]
     try:
@@ -45,7 +45,7 @@ def create(options: RunOptions, frameworks: dict, jmeter: str, db, layout: dict)
     except FileExistsError:
         fail(f"{run_dir} already exists; results are never overwritten: wait a second and retry.")
     write_json(run_dir / MANIFEST, manifest)
-    return RunEngine(run_dir, manifest, frameworks, jmeter, db, engines=options.engines)
+    return RunLoop(run_dir, manifest, frameworks, jmeter, db, engines=options.engines)
 
 
 def recorded(results_root: Path, run_id: str) -> dict:
@@ -71,6 +71,6 @@ def recorded(results_root: Path, run_id: str) -> dict:
 
 
 def resume(results_root: Path, run_id: str, frameworks: dict, jmeter: str, db,
-           engines: Engines | None = None) -> RunEngine:
-    return RunEngine(results_root / run_id, recorded(results_root, run_id), frameworks, jmeter, db,
-                     engines=engines)
+           engines: Engines | None = None) -> RunLoop:
+    return RunLoop(results_root / run_id, recorded(results_root, run_id), frameworks, jmeter, db,
+                   engines=engines)

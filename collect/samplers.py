@@ -1,11 +1,11 @@
 """CPU and memory samplers for the measured window (DESIGN §5).
 
 Two samplers run side by side, each as its own process so its cost can be measured and it never
-competes with the run engine:
+competes with the run loop:
 - `proc`: reads /proc/<pid>/stat at 10 Hz (CPU from utime+stime deltas, RSS) → proc.csv; an app's
   row sums the app and its descendants (a cluster's workers), RSS included (shared pages counted in
   each process, as `ps` would); the load generator's row sums it and the processes it starts
-  (collect/wrk_batch.py's wrk); the testbed's own processes are rows too (`engine`, the run engine;
+  (collect/wrk_batch.py's wrk); the testbed's own processes are rows too (`testbed`, the run loop;
   `samplers`, both samplers with top and grep), and so is the whole machine from /proc/stat
   (`machine`: user, nice, system and interrupt time of every core; `steal`: the hypervisor's), so
   that what else kept the machine busy can be told apart (collect/item_stats.py other_cpu_pct);
@@ -221,7 +221,7 @@ def sample_top(targets: dict[str, int], out, t0: float, procs: list | None = Non
 class Samplers:
     """The samplers (both unless `kinds` says otherwise) as child processes over one window; stop()
     ends them and flushes their files.
-    Each has its own session, so a Ctrl-C reaches the run engine alone, which stops them."""
+    Each has its own session, so a Ctrl-C reaches the run loop alone, which stops them."""
 
     def __init__(self, targets: dict[str, int], out_dir: Path, t0: float | None = None,
                  kinds: tuple[str, ...] = ("proc", "top")):

@@ -7,14 +7,14 @@ import json
 from benchlib.database import Database
 from benchlib.results import MANIFEST, SUMMARY, SUMMARY_COLUMNS
 from collect import latency
-from collect.engine import RunEngine
+from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
 from collect.progress import Progress
 
 EXTERNAL = Database("127.0.0.1", 1, "forum", "a", "a", "s", "s", managed=False)
 
 
-def engine(tmp_path, capacity: dict) -> RunEngine:
+def engine(tmp_path, capacity: dict) -> RunLoop:
     """A latency run of rest case 1 and 18 whose closed-model round measured `capacity`:
     (framework, case) -> (throughput, validity, errors)."""
     order = [f"{fw}/rest/case-{case:02d}/iter-01" for fw, case in capacity]
@@ -29,7 +29,7 @@ def engine(tmp_path, capacity: dict) -> RunEngine:
                              "throughput_rps": rps, "validity": validity, "errors": errors})
     (tmp_path / MANIFEST).write_text(json.dumps(manifest))
     frameworks = {name: {"name": name, "apis": ["rest"], "dir": tmp_path} for name in ("a", "b")}
-    return RunEngine(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
+    return RunLoop(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
 
 
 def progress() -> Progress:

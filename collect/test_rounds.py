@@ -1,4 +1,4 @@
-"""Extra rounds, decided from a run's summary.csv so far, with no app or JMeter: the engine's
+"""Extra rounds, decided from a run's summary.csv so far, with no app or JMeter: the run loop's
 bookkeeping (the manifest's order and `sequential` entry, its items). The rule itself is tested in
 benchlib/test_stopping.py; the rounds a real run adds are in its manifest (collect/README.md)."""
 import io
@@ -6,14 +6,14 @@ import io
 from benchlib.cases import cases
 from benchlib.results import SUMMARY, append_summary, item_key, summary_row
 from collect import rounds
-from collect.engine import RunEngine
+from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
-from collect.test_engine import EXTERNAL
+from collect.test_run_loop import EXTERNAL
 
 ARMS = ("aspnet", "express")
 
 
-def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 600) -> RunEngine:
+def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 600) -> RunLoop:
     """Cases 1 (tight ratios), 2 (noisy) and 3 (express invalid) of REST, three rounds measured."""
     profile = PROFILES["quick"].with_iterations(3)
     profile = profile.with_budget(budget_s)
@@ -24,7 +24,7 @@ def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 6
                 "layout": {"requested": "no-pin", "applied": False, "note": "not requested"},
                 "frameworks": {f: {} for f in ARMS}}
     frameworks = {f: {"name": f, "apis": ["rest"], "dir": tmp_path} for f in ARMS}
-    run = RunEngine(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
+    run = RunLoop(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
     express = {1: (500, 505, 500), 2: (400, 600, 500), 3: (500, 500, 500)}
     for item in run.items:
         rps = 1000 if item["framework"] == "aspnet" else express[item["case"]][item["iteration"] - 1]

@@ -1,7 +1,7 @@
 """wrk's side of a batch (collect/batch.py): the measurements of a round, one after another, each by
 one wrk process running benchlib/wrk_measure.lua, as one JMeter process runs a batch plan's thread
 groups. It writes what JMeter's plan writes, in the batch's folder: each measurement's JTL and
-window file, and a log naming each measurement as it starts (the run engine follows it as it
+window file, and a log naming each measurement as it starts (the run loop follows it as it
 follows JMeter's). The samplers watch this process and its wrk children as the load generator.
 
     python3 -m collect.wrk_batch PLAN.json
@@ -50,7 +50,7 @@ def command(measurement: dict) -> list[str]:
 
 def measure(n: int, measurement: dict, log) -> None:
     """Measurement `n` (1-based): wrk until its window has ended, then SIGINT, which has wrk write
-    the JTL. A measurement whose window never starts leaves no window file (the run engine fails
+    the JTL. A measurement whose window never starts leaves no window file (the run loop fails
     its item for want of samples)."""
     window = Path(measurement["window"])
     log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} Starting measurement: {n} : {measurement['label']}\n")

@@ -1,4 +1,4 @@
-"""RunEngine's bookkeeping, with no app, JMeter or database: what it records, sets aside and
+"""RunLoop's bookkeeping, with no app, JMeter or database: what it records, sets aside and
 restores, and what one JMeter process measures. The real processes are in test_faults.py and test_smoke.py."""
 import io
 import json
@@ -8,7 +8,7 @@ import pytest
 from benchlib.database import Database
 from benchlib.files import write_json
 from benchlib.results import SUMMARY, summary_rows
-from collect.engine import RunEngine
+from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
 
 ORDER = ["toy/rest/case-01/iter-01", "toy/graphql/case-01/iter-01", "toy/rest/case-04/iter-01",
@@ -16,11 +16,11 @@ ORDER = ["toy/rest/case-01/iter-01", "toy/graphql/case-01/iter-01", "toy/rest/ca
 EXTERNAL = Database("127.0.0.1", 1, "forum", "a", "a", "s", "s", managed=False)
 
 
-def engine(tmp_path, profile="smoke") -> RunEngine:
+def engine(tmp_path, profile="smoke") -> RunLoop:
     manifest = {"settings": {"profile": PROFILES[profile].settings()}, "order": ORDER,
                 "layout": {"requested": "no-pin", "applied": False, "note": "not requested"}, "frameworks": {"toy": {}}}
     frameworks = {"toy": {"name": "toy", "apis": ["rest"], "dir": tmp_path}}
-    return RunEngine(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
+    return RunLoop(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
 
 
 def test_an_api_the_framework_does_not_serve_is_excluded_without_starting_anything(tmp_path):

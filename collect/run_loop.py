@@ -1,4 +1,4 @@
-"""The run engine behind `./testbed run`: works through a run's items in their recorded order, a
+"""The run loop behind `./testbed run`: works through a run's items in their recorded order, a
 batch at a time (collect/batch.py: one load generator process, wrk's driver or JMeter, measures a
 batch's items one after another), starting each app when it is first needed and, in the study's
 protocol, afresh for every case (DESIGN §5, §7). Before the first round it measures the reference
@@ -109,7 +109,7 @@ class BatchEnd:
     engine_lost: bool = False
 
 
-class RunEngine:
+class RunLoop:
     def __init__(self, run_dir: Path, manifest: dict, frameworks: dict[str, dict], jmeter: str,
                  db, stream=None, engines: remote.Engines | None = None):
         self.dir = run_dir
@@ -223,7 +223,7 @@ class RunEngine:
                 progress.note(f"run: {e}; the rest of the wrk passes is left for --resume")
             if self.profile.latency:
                 try:
-                    latency.run(self, progress)
+                    latency.run_pass(self, progress)
                 except AppFailed as e:
                     progress.note(f"run: {e}; the rest of the latency pass is left for --resume")
                     self.set_state("stopped", str(e))

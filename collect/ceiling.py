@@ -75,11 +75,16 @@ def target(arms: list[str]) -> str:
     return next((a for a in PREFERRED if a in arms), arms[0])
 
 
+def measured(run, loadgen: str, when: str) -> bool:
+    """Whether ceiling.csv holds `loadgen`'s ceiling measured `when` (before or after the rounds)."""
+    return any(r["when"] == when for r in rows(run.dir, loadgen))
+
+
 def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "before") -> dict[int, float]:
     """The ceiling of `loadgen` at `thread_counts`, unless ceiling.csv has it: one batch of
     ATTEMPTS attempts before the rounds, of one attempt after them; returns read(). `run` is the
     run's RunLoop (its apps, layout and JMeter)."""
-    if run.sink.remote or [r for r in rows(run.dir, loadgen) if r["when"] == when]:
+    if run.sink.remote or measured(run, loadgen, when):
         return read(run.dir, loadgen)
     arm = target(list(run.frameworks))
     port = apps.port(run.frameworks[arm])
@@ -87,13 +92,13 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
     progress.note(f"ceiling: what {loadgen} drives {'after the rounds ' if when == 'after' else ''}at "
                   f"{', '.join(map(str, thread_counts))} connections against {arm}'s GET {plans.CEILING_PATH} (404), "
                   f"{attempts} attempt{'s' if attempts > 1 else ''} …")
-    run.ensure_app(arm)
+    run.apps.ensure(arm)
     slots = [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm}, port,
                   ceiling=True) for _ in range(attempts) for t in thread_counts]
-    measured = probe.measure(run, batches.new_folder(run.dir, run.dir / "ceiling"), slots, loadgen)
+    figures = probe.measure(run, batches.new_folder(run.dir, run.dir / "ceiling"), slots, loadgen)
     shared = not run.cpus.get("loadgen")
     new = [row(f, loadgen, when, i // len(thread_counts) + 1, slot.item["requests"], arm,
-               run.manifest["machine"]["cores"], shared) for i, (f, slot) in enumerate(zip(measured, slots))]
+               run.manifest["machine"]["cores"], shared) for i, (f, slot) in enumerate(zip(figures, slots))]
     append(run.dir / CEILING, new)
     for r in new:
         progress.note(f"  {loadgen} attempt {r['attempt']}, {r['threads']} connections: {r['throughput_rps'] or '-'} "

@@ -66,12 +66,19 @@ def other_loadgen(run) -> str:
 
 def estimate_s(run) -> float:
     """Roughly how long the passes still to do will take, so extra rounds leave them room."""
+    return crosscheck_s(run) + memory_s(run)
+
+
+def crosscheck_s(run) -> float:
     p = run.profile
-    cross = len(todo(run, run.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
+    return len(todo(run, run.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
         * (p.longest() + OVERHEAD_S["crosscheck"]) if p.crosscheck else 0
-    mem = len(todo(run, run.dir / MEMORY, memory_cases(run), 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
+
+
+def memory_s(run) -> float:
+    p = run.profile
+    return len(todo(run, run.dir / MEMORY, memory_cases(run), 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
         if p.memory_s else 0
-    return cross + mem
 
 
 def crosscheck(run, progress) -> None:
@@ -101,8 +108,8 @@ def memory(run, progress) -> None:
     if items:
         progress.note(f"memory: {len(items)} cases on fresh processes, {seconds:g} s of wrk load each …")
     for item in items:
-        run.restart_apps([item["framework"]])
-        app = run.apps[item["framework"]]
+        run.apps.restart([item["framework"]])
+        app = run.apps.running[item["framework"]]
         connections = run.profile.threads(item["requests"])
         figures = wrk.run(apps.url(run.frameworks[item["framework"]]), item, connections, seconds)
         hwm, rss = resident_kb(app.pid)

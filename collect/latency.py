@@ -140,7 +140,9 @@ def estimate_s(run) -> float:
 
 
 def run_pass(run, progress) -> None:
-    """The pass's rounds, each measurement not yet in latency.csv."""
+    """The pass's rounds, each measurement not yet in latency.csv (none but in the latency profile)."""
+    if not run.profile.latency:
+        return
     cell_list = cells(run, progress)
     have = done(run.dir)
     for round_ in range(1, LATENCY_ROUNDS + 1):
@@ -151,7 +153,7 @@ def run_pass(run, progress) -> None:
 
 def run_round(run, todo: list[dict], round_: int, progress) -> None:
     for name in dict.fromkeys(m["framework"] for m in todo):
-        run.ensure_app(name)
+        run.apps.ensure(name)
     run.check_database()
     batch = Batch(batches.new_folder(run.dir, run.dir / "latency-batches"),
                   [Slot(m, apps.port(run.frameworks[m["framework"]])) for m in todo], time.time())

@@ -64,7 +64,7 @@ def measure(run, loadgens: list[str], progress) -> dict:
     arms = list(run.frameworks)
     case_1 = {k: cases()[1][k] for k in ("case", "requests", "rows", "joins")}
     for arm in arms:
-        run.ensure_app(arm)
+        run.apps.ensure(arm)
     figures = {"schema_version": SCHEMA_VERSION,
                "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                "connections": REFERENCE_CONNECTIONS, "apps": {}, "loadgens": {},

@@ -1,9 +1,9 @@
-"""The run loop behind `./testbed run`: works through a run's items in their recorded order, a
-batch at a time (collect/batch.py: one load generator process, wrk's driver or JMeter, measures a
-batch's items one after another), starting each app when it is first needed and, in the study's
-protocol, afresh for every case (DESIGN §5, §7). Before the first round it measures the reference
-work (collect/reference.py), chooses the load generator and the layout from it where the run left
-them open, and measures the load generator's ceiling; after the rounds, the ceiling again.
+"""The run loop behind `./testbed run`: runs a run's phases in order (collect/phases.py: the
+reference work and the ceiling, the rounds, the passes after them), keeps `state.json`, and stops
+the run, resumable, on Ctrl-C, a database that went down or a lost engine. The phases measure
+through it: a batch at a time (collect/batch.py: one load generator process, wrk's driver or
+JMeter, measures a batch's items one after another), on the apps of its pool (collect/app_pool.py),
+each item written to its folder, run.json and the summary as it ends.
 
 A folder that exists belongs to a finished item or to an attempt that was cut short; the latter is
 moved under `interrupted/` before it is redone, so nothing is ever overwritten.
@@ -14,7 +14,6 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 from benchlib import apps
@@ -24,20 +23,21 @@ from benchlib.console import UserError
 from benchlib.files import write_json
 from benchlib.jtl import JTL_FIELDS, summarize
 from benchlib.paths import DEFAULT_RESULTS
-from benchlib.processes import alive, stop_group
+from benchlib.processes import alive
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SUMMARY, append_summary,
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
-from collect import ceiling, extra_passes, latency, pinning, reference, remote
+from collect import ceiling, pinning, remote
+from collect.app_pool import AppFailed, AppPool
+from collect.phases import PHASES, ROUNDS
 from collect.remote import EngineLost
-from collect.rounds import Rounds
 from collect.batch import LOADGENS, Batch, Slot
-from collect.item import (JMETER_SLACK_S, RunningApp, copy_log, judge, log_tail, new_record,
-                          outcome_line, sampled_pid, trimmed_stats)
+from collect.item import (JMETER_SLACK_S, copy_log, judge, log_tail, new_record, outcome_line,
+                          trimmed_stats)
 from collect.profiles import Profile
 from collect.samplers import LOADGEN_ROLE, MACHINE_ROLES
 from collect.progress import Progress, final_report
-from collect.run_manifest import loaded_report, now_iso
+from collect.run_manifest import now_iso
 
 FINISHED = ("ok", "failed", "excluded")
 LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket errors), in the item's folder
@@ -53,36 +53,8 @@ def socket_errors(out: Path) -> dict[str, int]:
     return {k: v for k, v in counts.items() if v}
 
 
-def choose_loadgen(measured: dict) -> dict:
-    """The load generator that spent less CPU per request on the same cell, so leaves the servers
-    the most of the machine (DESIGN §5), with why."""
-    costs = {lg: e["loadgen_cpu_ms_per_req"] for lg, e in measured["loadgens"].items()
-             if e.get("loadgen_cpu_ms_per_req")}
-    tool = min(costs, key=costs.get)
-    others = ", ".join(f"{lg} {ms * 1000:.0f} µs" for lg, ms in costs.items() if lg != tool)
-    return {"tool": tool, "why": f"it spent {costs[tool] * 1000:.0f} µs of CPU per request on "
-                                 f"{measured['loadgens'][tool]['at']}" + (f", against {others}" if others else "")
-                                 + ": the cheaper load generator leaves the servers the most of this machine"}
-
-
-def choose_layout(measured: dict, loadgen: str) -> dict:
-    """The layout from the reference work: the fastest arm's REST case 1 gives the server's CPU per
-    request (app + database) and the load generator's (collect/pinning.py choose)."""
-    cells = [e["rest_case_1"] for e in measured["apps"].values() if e["rest_case_1"].get("throughput_rps")]
-    fastest = max(cells, key=lambda c: c["throughput_rps"])
-    generator = measured["loadgens"].get(loadgen, {}).get("loadgen_cpu_ms_per_req") or fastest["loadgen_cpu_ms_per_req"]
-    return pinning.choose(sorted(os.sched_getaffinity(0)), generator,
-                          (fastest["app_cpu_ms_per_req"] or 0) + (fastest["db_cpu_ms_per_req"] or 0))
-
-
 class DatabaseDown(Exception):
     """The database stopped answering: the run stops, resumable, rather than record garbage."""
-
-
-class AppFailed(Exception):
-    def __init__(self, message, tail):
-        super().__init__(message)
-        self.tail = tail
 
 
 @dataclass
@@ -122,8 +94,7 @@ class RunLoop:
         self.profile = Profile.from_recorded(manifest["settings"]["profile"])
         known = cases()
         self.items = [parse_item_key(k, known) for k in manifest["order"]]
-        self.apps: dict[str, RunningApp] = {}
-        self.loaded: dict[str, dict | None] = {}   # framework -> what its running app reported
+        self.apps = AppPool(frameworks, run_dir / "logs", lambda: self.cpus.get("app"), self.record_loaded)
         self.pinned_db: int | None = None          # the database pid whose threads were moved
         # loadgen -> threads -> what it drives against the cheapest answer (collect/ceiling.py)
         self.ceilings = {lg: ceiling.read(run_dir, lg) for lg in LOADGENS}
@@ -195,6 +166,7 @@ class RunLoop:
 
     # --- the loop --------------------------------------------------------------------------------
     def execute(self) -> int:
+        """The phases in order (collect/phases.py), each resuming what it has left."""
         todo = [item for item in self.items if not self.finished(item)]
         self.set_aside_unfinished()
         self.reconcile_summary()
@@ -203,31 +175,16 @@ class RunLoop:
         try:
             for item in [i for i in todo if not self.serves(i)]:
                 progress.result(item_key(item), self.exclude(item))
-            todo = [i for i in todo if self.serves(i)]
-            if todo:
-                self.prepare_load(progress)
-            progress.begin_items(extra_passes.estimate_s(self) + latency.estimate_s(self))
-            rounds = Rounds(self)
-            while todo:
-                batch = self.next_batch(todo)
-                self.run_batch(batch, progress)
-                rounds.ran(len(batch))
-                self.set_state("running")
-                todo = [item for item in todo if not self.finished(item)] or rounds.add()
-                progress.total = len(self.items)
-            try:
-                ceiling.measure(self, self.loadgen, self.thread_counts(), progress, when="after")
-                extra_passes.crosscheck(self, progress)
-                extra_passes.memory(self, progress)
-            except AppFailed as e:
-                progress.note(f"run: {e}; the rest of the wrk passes is left for --resume")
-            if self.profile.latency:
+            for n, phase in enumerate(PHASES):
+                if phase.name == ROUNDS:  # the progress line times the items, and counts what follows them
+                    progress.begin_items(sum(later.estimate_s(self) for later in PHASES[n + 1:]))
                 try:
-                    latency.run_pass(self, progress)
+                    phase.run(self, progress)
                 except AppFailed as e:
-                    progress.note(f"run: {e}; the rest of the latency pass is left for --resume")
-                    self.set_state("stopped", str(e))
-                    return 3
+                    progress.note(f"run: {e}; the rest of the {phase.name} is left for --resume")
+                    if phase.app_failure == "stop":
+                        self.set_state("stopped", str(e))
+                        return 3
         except KeyboardInterrupt:
             self.abandon()
             self.set_state("interrupted", "Ctrl-C")
@@ -245,12 +202,16 @@ class RunLoop:
                           f"./testbed run --resume {self.dir.name}{self.results_dir_hint()}")
             return 3
         finally:
-            self.stop_apps()
+            self.apps.stop_all()
             if self.pinned_db:
                 pinning.pin_threads(self.pinned_db, sorted(os.sched_getaffinity(0)))
         self.set_state("complete")
         final_report(self.dir.name, len(self.items), summary_rows(self.dir / SUMMARY), self.stream)
         return 0
+
+    def todo(self) -> list[dict]:
+        """The items still to measure (those of an API the framework lacks are excluded, not measured)."""
+        return [item for item in self.items if not self.finished(item) and self.serves(item)]
 
     @contextmanager
     def measuring_into(self, root: Path, summary: Path, loadgen: str):
@@ -265,38 +226,13 @@ class RunLoop:
     def thread_counts(self) -> list[int]:
         return sorted({self.profile.threads(i["requests"]) for i in self.items})
 
-    def prepare_load(self, progress: Progress) -> None:
-        """Before the first round (each step kept, so a resumed run skips what it has): the
-        reference work, the load generator and the layout where the run left them to
-        measurement, the layout applied, and the load generator's ceiling. With remote engines
-        the load is not this machine's: the reference work alone (with wrk) characterises it."""
-        chosen = self.manifest["loadgen"]
-        measured = reference.measure(self, list(LOADGENS) if chosen["requested"] == "auto" else
-                                     ["wrk" if self.engines else self.loadgen], progress)
-        if self.engines:
-            return
-        changed = False
-        if chosen.get("tool") is None:
-            chosen.update(choose_loadgen(measured))
-            changed = True
-            progress.note(f"load generator: {chosen['tool']}: {chosen['why']}")
-        if self.layout["requested"] == "auto" and "loadgen_share" not in self.layout:
-            self.manifest["layout"] = choose_layout(measured, self.loadgen)
-            changed = True
-            progress.note(f"layout: {self.layout['note']}")
-        if changed:
-            write_json(self.dir / MANIFEST, self.manifest)
-        if self.cpus:
-            self.restart_apps(list(self.apps))  # started before the layout: now on the server's cores
-        self.ceilings[self.loadgen] = ceiling.measure(self, self.loadgen, self.thread_counts(), progress)
-
     def set_aside_unfinished(self) -> None:
         for item in self.items:
             if not self.finished(item):
                 self.set_aside(item)
 
     def abandon(self) -> None:
-        self.stop_apps()
+        self.apps.stop_all()
         self.set_aside_unfinished()
 
     def estimate(self) -> float:
@@ -327,7 +263,8 @@ class RunLoop:
     def sampled(self) -> dict[str, int]:
         """What the samplers watch besides the load generator: every running app, the database."""
         db_pid = self.database_pid()
-        return {**{f"app:{name}": app.pid for name, app in self.apps.items()}, **({"db": db_pid} if db_pid else {})}
+        return {**{f"app:{name}": app.pid for name, app in self.apps.running.items()},
+                **({"db": db_pid} if db_pid else {})}
 
     def roles(self, framework: str) -> dict[str, str]:
         """How a measurement of `framework` keeps the samplers' rows (item_stats.trim): its app as
@@ -335,69 +272,17 @@ class RunLoop:
         return {**{f"app:{name}": "app" if name == framework else "other-app" for name in self.frameworks},
                 **{role: role for role in ("db", LOADGEN_ROLE, "testbed", "samplers", *MACHINE_ROLES)}}
 
-    # --- the apps --------------------------------------------------------------------------------
+    # --- the apps ------------------------------------------------------------------------------
     def serves(self, item: dict) -> bool:
-        return item["api"] in apps.served_apis(self.frameworks[item["framework"]])
-
-    def ensure_app(self, name: str) -> None:
-        app = self.apps.get(name)
-        if app is None or app.proc.poll() is not None:
-            self.apps.pop(name, None)
-            self.start_app(name)
-
-    def start_app(self, name: str) -> None:
-        self.start_apps([name])
-
-    def start_apps(self, names: list[str]) -> None:
-        """Starts the apps side by side and waits until each is ready (a fresh process each)."""
-        started = {}
-        logs = self.dir / "logs"
-        logs.mkdir(exist_ok=True)
-        for name in names:
-            framework = self.frameworks[name]
-            log = logs / f"{name}-{datetime.now(timezone.utc).strftime('%H%M%S%f')}.log"
-            with pinning.launching_on(self.cpus.get("app")):
-                started[name] = (apps.start_app(framework, apps.port(framework), log), log)
-        for name, (proc, log) in started.items():
-            framework = self.frameworks[name]
-            try:
-                apps.wait_ready(framework, apps.port(framework), proc, log)
-            except UserError as e:
-                for other, _ in started.values():
-                    stop_group(other)
-                raise AppFailed(f"{name} did not become ready: {e}", log_tail(log)) from None
-        for name, (proc, log) in started.items():
-            self.apps[name] = RunningApp(name, proc, log, sampled_pid(self.frameworks[name], proc))
-            self.record_loaded(name, loaded_report(log))
-
-    def restart_apps(self, names: list[str]) -> None:
-        """Fresh processes for `names`, so that what they hold in memory is the next case's own."""
-        for name in names:
-            app = self.apps.pop(name, None)
-            if app:
-                stop_group(app.proc)
-        self.start_apps(names)
+        return self.apps.serves(item)
 
     def record_loaded(self, name: str, loaded: dict | None) -> None:
         """The versions the running app reports go into each of its items and, when first seen
         or changed, into the manifest: what ran, read from the process, not from framework.json."""
-        self.loaded[name] = loaded
         entry = self.manifest["frameworks"][name]
         if loaded is not None and entry.get("loaded") != loaded:
             entry["loaded"] = loaded
             write_json(self.dir / MANIFEST, self.manifest)
-
-    def stop_apps(self) -> None:
-        for app in self.apps.values():
-            stop_group(app.proc)
-        self.apps.clear()
-
-    def exited_app(self, names) -> tuple[str, int] | None:
-        for name in names:
-            code = self.apps[name].proc.poll()
-            if code is not None:
-                return name, code
-        return None
 
     # --- one batch -------------------------------------------------------------------------------
     def run_batch(self, items: list[dict], progress: Progress) -> None:
@@ -405,10 +290,10 @@ class RunLoop:
         cut by a fault is failed or left to redo. Raises DatabaseDown and KeyboardInterrupt once
         what finished is recorded."""
         if self.profile.restart == "case":
-            self.stop_apps()
+            self.apps.stop_all()
         for name in dict.fromkeys(item["framework"] for item in items):
             try:
-                self.ensure_app(name)
+                self.apps.ensure(name)
             except AppFailed as e:
                 self.check_database()
                 first = next(item for item in items if item["framework"] == name)
@@ -475,12 +360,12 @@ class RunLoop:
                     progress.advance()
                 return BatchEnd(finished, None if finished == len(batch.slots)
                                 else f"JMeter exited with code {code}", tail=log_tail(batch.log))
-            exited = self.exited_app(names)
+            exited = self.apps.exited(names)
             if exited:
                 name, code = exited
                 running = batch.slots[len(marks) - 1].framework if marks else None
                 return BatchEnd(max(0, len(marks) - 1), f"the app exited with code {code} during the case",
-                                failed=running == name, tail=log_tail(self.apps[name].log))
+                                failed=running == name, tail=log_tail(self.apps.running[name].log))
             if db_pid and not alive(db_pid):
                 return BatchEnd(max(0, len(marks) - 1), "the database went down", failed=False,
                                 database_down=True)
@@ -499,14 +384,14 @@ class RunLoop:
         is measured. Also marks where each app's log stands, so the item keeps its own slice."""
         slot = batch.slots[index]
         marks.append({name: (app.log, app.log.stat().st_size if app.log.exists() else 0)
-                      for name, app in self.apps.items()})
+                      for name, app in self.apps.running.items()})
         folder = self.item_dir(slot.item)
         folder.mkdir(parents=True)
         record = new_record(slot.item, self.profile)
-        record["pids"] = {"app": self.apps[slot.framework].pid, "db": db_pid, "loadgen": batch.loadgen_pid}
+        record["pids"] = {"app": self.apps.running[slot.framework].pid, "db": db_pid, "loadgen": batch.loadgen_pid}
         record["loadgen"] = batch.loadgen
         record["variant"] = self.frameworks[slot.framework]["variant"]["name"]
-        record["loaded"] = self.loaded.get(slot.framework)
+        record["loaded"] = self.apps.loaded.get(slot.framework)
         record["batch"] = {"folder": batch.folder.relative_to(self.dir).as_posix(),
                            "position": index + 1, "of": len(batch.slots)}
         if not db_pid:

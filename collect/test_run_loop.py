@@ -33,7 +33,7 @@ def test_an_api_the_framework_does_not_serve_is_excluded_without_starting_anythi
     assert record["status"] == "excluded" and record["load"]["threads"] == 10
     [row] = summary_rows(tmp_path / SUMMARY)
     assert (row["api"], row["status"], row["samples"]) == ("graphql", "excluded", "")
-    assert run.finished(graphql) and not run.finished(run.items[0]) and run.apps == {}
+    assert run.finished(graphql) and not run.finished(run.items[0]) and run.apps.running == {}
 
 
 def test_a_cut_attempt_is_set_aside_and_numbered_never_overwritten(tmp_path):

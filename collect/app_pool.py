@@ -1,0 +1,85 @@
+"""The apps a run measures: each started when a phase first needs it, on the app cores of the run's
+layout, restarted when it has exited, or afresh when a phase wants a fresh process (the study's
+protocol, the memory pass). What each running app reports it loaded goes to the run's manifest."""
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchlib import apps
+from benchlib.console import UserError
+from benchlib.processes import stop_group
+from collect import pinning
+from collect.item import RunningApp, log_tail, sampled_pid
+from collect.run_manifest import loaded_report
+
+
+class AppFailed(Exception):
+    def __init__(self, message, tail):
+        super().__init__(message)
+        self.tail = tail
+
+
+class AppPool:
+    def __init__(self, frameworks: dict[str, dict], logs: Path, cores: Callable[[], list[int] | None],
+                 on_loaded: Callable[[str, dict | None], None]):
+        """`cores`: the app cores of the layout when an app starts (the layout is chosen after the
+        first apps run); `on_loaded`: told what each app reports it loaded, as it starts."""
+        self.frameworks = frameworks
+        self.logs = logs
+        self.cores = cores
+        self.on_loaded = on_loaded
+        self.running: dict[str, RunningApp] = {}
+        self.loaded: dict[str, dict | None] = {}   # framework -> what its running app reported
+
+    def serves(self, item: dict) -> bool:
+        return item["api"] in apps.served_apis(self.frameworks[item["framework"]])
+
+    def ensure(self, name: str) -> None:
+        """`name` running: started if it is not, or has exited."""
+        app = self.running.get(name)
+        if app is None or app.proc.poll() is not None:
+            self.running.pop(name, None)
+            self.start([name])
+
+    def start(self, names: list[str]) -> None:
+        """Starts the apps side by side and waits until each is ready (a fresh process each)."""
+        started = {}
+        self.logs.mkdir(exist_ok=True)
+        for name in names:
+            framework = self.frameworks[name]
+            log = self.logs / f"{name}-{datetime.now(timezone.utc).strftime('%H%M%S%f')}.log"
+            with pinning.launching_on(self.cores()):
+                started[name] = (apps.start_app(framework, apps.port(framework), log), log)
+        for name, (proc, log) in started.items():
+            framework = self.frameworks[name]
+            try:
+                apps.wait_ready(framework, apps.port(framework), proc, log)
+            except UserError as e:
+                for other, _ in started.values():
+                    stop_group(other)
+                raise AppFailed(f"{name} did not become ready: {e}", log_tail(log)) from None
+        for name, (proc, log) in started.items():
+            self.running[name] = RunningApp(name, proc, log, sampled_pid(self.frameworks[name], proc))
+            self.loaded[name] = loaded_report(log)
+            self.on_loaded(name, self.loaded[name])
+
+    def restart(self, names: list[str]) -> None:
+        """Fresh processes for `names`, so that what they hold in memory is the next case's own."""
+        for name in names:
+            app = self.running.pop(name, None)
+            if app:
+                stop_group(app.proc)
+        self.start(names)
+
+    def stop_all(self) -> None:
+        for app in self.running.values():
+            stop_group(app.proc)
+        self.running.clear()
+
+    def exited(self, names) -> tuple[str, int] | None:
+        """The first of `names` whose process has exited, with its exit code."""
+        for name in names:
+            code = self.running[name].proc.poll()
+            if code is not None:
+                return name, code
+        return None

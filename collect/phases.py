@@ -1,0 +1,110 @@
+"""A run's phases, in order (collect/run_loop.py runs them): the reference work and the ceiling,
+the rounds (with extra rounds while the budget lasts), the ceiling again, the cross-check, each
+case's memory, and the latency pass. Each measures only what the run's files do not hold yet, so a
+resumed run carries on where it stopped, and says how long what it has left will take, for the
+progress line and the budget of extra rounds."""
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from benchlib.files import write_json
+from benchlib.results import MANIFEST
+from collect import ceiling, extra_passes, latency, pinning, probe, reference
+from collect.batch import LOADGENS
+from collect.rounds import Rounds
+
+ROUNDS = "rounds"
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    run: Callable                  # (run, progress) -> None
+    estimate_s: Callable           # (run) -> the seconds it has left
+    # An app that will not start: "skip" leaves the rest of the phase to --resume and goes on with
+    # the next; "stop" stops the run, resumable.
+    app_failure: str = "skip"
+
+
+def choose_loadgen(measured: dict) -> dict:
+    """The load generator that spent less CPU per request on the same cell, so leaves the servers
+    the most of the machine, with why."""
+    costs = {lg: e["loadgen_cpu_ms_per_req"] for lg, e in measured["loadgens"].items()
+             if e.get("loadgen_cpu_ms_per_req")}
+    tool = min(costs, key=costs.get)
+    others = ", ".join(f"{lg} {ms * 1000:.0f} µs" for lg, ms in costs.items() if lg != tool)
+    return {"tool": tool, "why": f"it spent {costs[tool] * 1000:.0f} µs of CPU per request on "
+                                 f"{measured['loadgens'][tool]['at']}" + (f", against {others}" if others else "")
+                                 + ": the cheaper load generator leaves the servers the most of this machine"}
+
+
+def choose_layout(measured: dict, loadgen: str) -> dict:
+    """The layout from the reference work: the fastest arm's REST case 1 gives the server's CPU per
+    request (app + database) and the load generator's (collect/pinning.py choose)."""
+    cells = [e["rest_case_1"] for e in measured["apps"].values() if e["rest_case_1"].get("throughput_rps")]
+    fastest = max(cells, key=lambda c: c["throughput_rps"])
+    generator = measured["loadgens"].get(loadgen, {}).get("loadgen_cpu_ms_per_req") \
+        or fastest["loadgen_cpu_ms_per_req"]
+    return pinning.choose(sorted(os.sched_getaffinity(0)), generator,
+                          (fastest["app_cpu_ms_per_req"] or 0) + (fastest["db_cpu_ms_per_req"] or 0))
+
+
+def before_rounds(run, progress) -> None:
+    """Before the first round (each step kept, so a resumed run skips what it has): the reference
+    work, the load generator and the layout where the run left them to measurement, the layout
+    applied, and the load generator's ceiling. With remote engines the load is not this machine's:
+    the reference work alone (with wrk) characterises it. Nothing when every item is done."""
+    if not run.todo():
+        return
+    chosen = run.manifest["loadgen"]
+    measured = reference.measure(run, list(LOADGENS) if chosen["requested"] == "auto" else
+                                 ["wrk" if run.engines else run.loadgen], progress)
+    if run.engines:
+        return
+    changed = False
+    if chosen.get("tool") is None:
+        chosen.update(choose_loadgen(measured))
+        changed = True
+        progress.note(f"load generator: {chosen['tool']}: {chosen['why']}")
+    if run.layout["requested"] == "auto" and "loadgen_share" not in run.layout:
+        run.manifest["layout"] = choose_layout(measured, run.loadgen)
+        changed = True
+        progress.note(f"layout: {run.layout['note']}")
+    if changed:
+        write_json(run.dir / MANIFEST, run.manifest)
+    if run.cpus:
+        run.apps.restart(list(run.apps.running))  # started before the layout: now on the server's cores
+    run.ceilings[run.loadgen] = ceiling.measure(run, run.loadgen, run.thread_counts(), progress)
+
+
+def rounds(run, progress) -> None:
+    """The items in the manifest's order, a batch (a round, or an item when every case gets a fresh
+    app) at a time, then extra rounds while the budget lasts (collect/rounds.py)."""
+    todo, added = run.todo(), Rounds(run)
+    while todo:
+        batch = run.next_batch(todo)
+        run.run_batch(batch, progress)
+        added.ran(len(batch))
+        run.set_state("running")
+        todo = [item for item in todo if not run.finished(item)] or added.add()
+        progress.total = len(run.items)
+
+
+def ceiling_after(run, progress) -> None:
+    ceiling.measure(run, run.loadgen, run.thread_counts(), progress, when="after")
+
+
+def ceiling_after_s(run) -> float:
+    if run.engines or ceiling.measured(run, run.loadgen, "after"):
+        return 0
+    return len(run.thread_counts()) * (probe.PROBE.longest() + 1)
+
+
+PHASES = (
+    Phase("reference work and ceiling", before_rounds, lambda run: 0, app_failure="stop"),
+    Phase(ROUNDS, rounds, lambda run: len(run.todo()) * run.estimate()),
+    Phase("ceiling after the rounds", ceiling_after, ceiling_after_s),
+    Phase("cross-check", extra_passes.crosscheck, extra_passes.crosscheck_s),
+    Phase("memory pass", extra_passes.memory, extra_passes.memory_s),
+    Phase("latency pass", latency.run_pass, latency.estimate_s, app_failure="stop"),
+)

@@ -1,7 +1,7 @@
 """The run engine behind `./testbed run`: works through a run's items in their recorded order, a
 batch at a time (collect/batch.py: one load generator process, wrk's driver or JMeter, measures a
 batch's items one after another), starting each app when it is first needed and, in the study's
-protocol, afresh for every case (DESIGN §5, §7). Before the first round it measures the reference
+protocol, afresh for every case (collect/README.md). Before the first round it measures the reference
 work (collect/reference.py), chooses the load generator and the layout from it where the run left
 them open, and measures the load generator's ceiling; after the rounds, the ceiling again.
 
@@ -55,7 +55,7 @@ def socket_errors(out: Path) -> dict[str, int]:
 
 def choose_loadgen(measured: dict) -> dict:
     """The load generator that spent less CPU per request on the same cell, so leaves the servers
-    the most of the machine (DESIGN §5), with why."""
+    the most of the machine (collect/README.md, "The load generator"), with why."""
     costs = {lg: e["loadgen_cpu_ms_per_req"] for lg, e in measured["loadgens"].items() if e.get("loadgen_cpu_ms_per_req")}
     tool = min(costs, key=costs.get)
     others = ", ".join(f"{lg} {ms * 1000:.0f} µs" for lg, ms in costs.items() if lg != tool)

@@ -13,12 +13,13 @@
   sibling folder), and no Markdown file but the changelog holds history (issue numbers, commit
   ids, the date something was checked);
 - CITATION.cff is valid YAML with the fields the Citation File Format requires.
-Only the command line's parser is run (with --help, in this process), so the whole file takes
-seconds."""
-import io
+Only the command line's parser is run (with --help, every page in one process), so the whole file
+takes seconds."""
+import json
 import os
 import re
-from contextlib import redirect_stderr, redirect_stdout
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -199,25 +200,35 @@ def page(sub: str, action: str = "") -> tuple[str, ...]:
     return tuple(w for w in (sub, action) if w)
 
 
-def help_text(*words: str) -> tuple[int, str]:
-    """What `./testbed WORDS --help` prints, from the command line's own parser in this process (a
-    subprocess per page cost a second each on a busy machine)."""
-    from cli.__main__ import parse_args
-
-    out, columns = io.StringIO(), os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "200"
+# Prints what `./testbed WORDS --help` prints for each WORDS in argv[1] (JSON), from the command
+# line's own parser, in one process: a `./testbed` per page cost a second each on a busy machine.
+HELP_PAGES = """
+import io, json, sys
+from contextlib import redirect_stderr, redirect_stdout
+from cli.__main__ import parse_args
+pages = []
+for words in json.loads(sys.argv[1]):
+    out = io.StringIO()
     try:
         with redirect_stdout(out), redirect_stderr(out):
             parse_args([*words, "--help"])
         code = 0
     except SystemExit as e:
         code = e.code or 0
-    finally:
-        if columns is None:
-            del os.environ["COLUMNS"]
-        else:
-            os.environ["COLUMNS"] = columns
-    return code, out.getvalue()
+    pages.append([code, out.getvalue()])
+print(json.dumps(pages))
+"""
+
+
+def help_pages(wanted: list[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[int, str]]:
+    """{words: (exit status, text)} of `./testbed WORDS --help` for each, with the interpreter
+    `./testbed` runs."""
+    python = next(p for p in (ROOT / ".testbed" / "venv" / "bin" / "python", Path("/usr/bin/python3"),
+                              Path(sys.executable)) if p.exists())
+    out = subprocess.run([str(python), "-c", HELP_PAGES, json.dumps(wanted)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr
+    return {tuple(w): tuple(page) for w, page in zip(wanted, json.loads(out.stdout))}
 
 
 COMMANDS = quoted_commands()
@@ -239,8 +250,7 @@ def needed(command: str) -> set[tuple[str, ...]]:
 def helps() -> dict[tuple[str, ...], tuple[int, str]]:
     """Every --help the quoted commands need, run once each."""
     if not _HELP:
-        wanted = sorted(set().union(*(needed(c) for _, _, c in COMMANDS)))
-        _HELP.update({w: help_text(*w) for w in wanted})
+        _HELP.update(help_pages(sorted(set().union(*(needed(c) for _, _, c in COMMANDS)))))
     return _HELP
 
 
@@ -321,7 +331,7 @@ def test_no_code_comment_or_help_text_points_outside_the_repository():
              for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1) if OUTSIDE.search(line)]
     known = helps()
     subcommands = sorted(listed(known[()][1]) - {w[0] for w in known if w})
-    pages = [*known.values(), *map(help_text, subcommands)]
+    pages = [*known.values(), *help_pages([(s,) for s in subcommands]).values()]
     found += [f"./testbed --help: {line.strip()}" for _, text in pages for line in text.splitlines()
               if OUTSIDE.search(line)]
     assert not found, "\n".join(found)

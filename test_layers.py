@@ -1,5 +1,6 @@
-"""The import graph points one way (DESIGN §2): cli → stages → benchlib, and analysis reads result
-files only through benchlib/results.py. Read from the sources, so a change that breaks it fails here."""
+"""The import graph points one way (CONTRIBUTING.md, "Where everything is"): cli → stages →
+benchlib, and analysis reads result files only through benchlib/results.py. Read from the sources,
+so a change that breaks it fails here."""
 import ast
 from pathlib import Path
 

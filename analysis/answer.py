@@ -1,8 +1,8 @@
 """The answer a team choosing a stack came for, which the report opens with: every framework of the
 run against a reference framework, per API and case: the ratio reference / other with its 95 %
 interval and significance, for the metrics a choice turns on, and whether the load generator rather
-than the case set the load. Then the same answer for variant against variant (DESIGN §9): each
-other arm of a framework over its reference arm.
+than the case set the load. Then the same answer for variant against variant (docs/glossary.md,
+"Variant"): each other arm of a framework over its reference arm.
 
 The numbers are analysis.tables' (paired rounds when the run has them, independent groups
 otherwise); this module picks the comparisons and the metrics, adds the load flags, and words the

@@ -1,6 +1,7 @@
-"""Every comparative claim of the study, as data: what it says (its own words and lines in
-shared/reference/002_05e988e8871ce58e.txt), where (api, cases, metrics), how much of that scope it
-covers (share), and which test it makes on the ratio A/E = ASP.NET Core / Express.js.
+"""Every comparative claim of the study, as data: what it says (its own words and line numbers in
+the thesis's extracted text, which is not part of this repository), where (api, cases, metrics),
+how much of that scope it covers (share), and which test it makes on the ratio A/E = ASP.NET Core /
+Express.js.
 
 Claim types, each a band on A/E (open at both ends, so a value on the bound is outside it):
 - Direction: one framework has the lower values; judged by the significance of the difference.

@@ -70,7 +70,9 @@ def recorded(run: Run, arms: list[str]) -> dict:
                                                                if isinstance(v, (str, int, float))},
                  "database": {"version": (m.get("database") or {}).get("version")},
                  "settings": {k: v for k, v in m.get("settings", {}).items() if k != "profile"},
-                 "profile": m.get("profile"), "pinning": {"applied": (m.get("pinning") or {}).get("applied")},
+                 # Where the load generator ran: `layout` from schema 4, `pinning` before.
+                 "profile": m.get("profile"),
+                 "pinning": {"applied": (m.get("layout") or m.get("pinning") or {}).get("applied")},
                  "loaded": {arm: run.entry(arm).get("loaded", {}) for arm in arms}})
 
 

@@ -1,4 +1,4 @@
-"""What would close each open question of a report (DESIGN §7): the rounds that would decide an
+"""What would close each open question of a report: the rounds that would decide an
 inconclusive claim at the spread this run saw (verdicts.csv `rounds_needed`, a column of the
 verdict table), and one line each under the answer and the verdicts.
 

@@ -1,4 +1,4 @@
-"""How many rounds would close an open question, at the spread this run saw (DESIGN §7): for each
+"""How many rounds would close an open question, at the spread this run saw: for each
 answer cell whose interval is still wider than the target, and (analysis.open_questions) for each
 inconclusive verdict.
 

@@ -1,8 +1,8 @@
 """The study's published Tables 1-10 (study-2021-tables.csv): loading, units, and the values whose
 transcription is uncertain.
 
-The CSV is an unchanged copy of shared/reference/study-2021-tables.csv, whose README says how each
-value was read from the thesis's extracted text.
+Each value was read from the thesis's extracted text (not part of this repository); the CSV's
+`transcription` column says how (analysis/README.md).
 """
 from pathlib import Path
 
@@ -23,9 +23,9 @@ STUDY_METRICS = {
 # our summary column -> the study's metric it is compared with
 STUDY_METRIC_OF = {column: metric for metric, (column, _) in STUDY_METRICS.items()}
 
-# Every value marked `uncertain` in the CSV, with each reading its garbled text allows (the README of
-# shared/reference gives them); the CSV holds the first. GraphQL case 4's "125," is anything from
-# 125.0 to 125.9: a ratio is monotonic in it, so the two ends stand for the whole range.
+# Every value marked `uncertain` in the CSV, with each reading its garbled text allows; the CSV
+# holds the first. GraphQL case 4's "125," is anything from 125.0 to 125.9: a ratio is monotonic in
+# it, so the two ends stand for the whole range.
 READINGS = {
     ("rest", 13, "express", "rt_mean_ms"): (204.8, 204.3),     # "204,38" (L962)
     ("graphql", 4, "aspnet", "rt_mean_ms"): (125.0, 125.9),    # "125," (L1093)

@@ -1,5 +1,6 @@
-"""The implementations, from their framework.json (DESIGN §2): finding and checking them, starting
-one, waiting for it and stopping it, and the background apps of `./testbed up|down`.
+"""The implementations, from their framework.json (docs/adding-a-framework.md): finding and
+checking them, starting one, waiting for it and stopping it, and the background apps of
+`./testbed up|down`.
 
 Nothing here knows a framework by name. In this code base "framework" is the dict read from a
 framework.json (plus `dir`, its folder); "manifest" means a run's manifest.json only.
@@ -195,8 +196,9 @@ def variants(framework: dict) -> list[dict]:
 
 
 def arm(framework: dict, variant_name: str | None = None) -> dict:
-    """The framework as one of its variants runs it (DESIGN §9), named `framework` for the default
-    variant and `framework:variant` for the others; one clear line for an unknown variant.
+    """The framework as one of its variants runs it (docs/glossary.md, "Arm"), named `framework` for
+    the default variant and `framework:variant` for the others; one clear line for an unknown
+    variant.
 
     A variant may replace `start`, `process_name` and `type` (a tuned variant of a realistic
     framework), adds its `env` to the framework's, and may

@@ -1,4 +1,4 @@
-"""The matrix every stage shares (DESIGN §5): the API styles and the 18 cases of
+"""The matrix every stage shares: the API styles and the 18 cases of
 jmeter-plans/cases.csv, read in this one place."""
 import csv
 

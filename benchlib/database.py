@@ -110,13 +110,19 @@ def _server_binary():
             if path and os.path.exists(path):
                 return path
     ensure_debian("db")
+    if not os.path.exists("/usr/sbin/mariadbd"):
+        fail("mariadbd not found: install a MySQL-compatible server (Debian: mariadb-server, as ./testbed setup "
+             "does), or point DB_HOST at a MySQL server.")
     return "/usr/sbin/mariadbd"
 
 
 def _initialise():
+    installer = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
+    if not installer:
+        fail("mariadb-install-db not found: install a MySQL-compatible server (Debian: mariadb-server, as "
+             "./testbed setup does), or point DB_HOST at a MySQL server.")
     say("db: creating a private data directory under .testbed/mysql ...")
     DATADIR.mkdir(parents=True, exist_ok=True)
-    installer = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
     user = ["--user=root"] if os.geteuid() == 0 else []
     result = subprocess.run(
         [installer, "--no-defaults", f"--datadir={DATADIR}", "--auth-root-authentication-method=socket",
@@ -124,7 +130,8 @@ def _initialise():
         capture_output=True, text=True)
     if result.returncode != 0:
         shutil.rmtree(DATADIR)
-        fail(f"mariadb-install-db failed: {result.stderr.strip().splitlines()[-1:]}")
+        last = (result.stderr or result.stdout).strip().splitlines()[-1:]
+        fail(f"mariadb-install-db failed: {' '.join(last) or f'exit {result.returncode}'}")
 
 
 def start() -> Database:

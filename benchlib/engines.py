@@ -1,5 +1,6 @@
-"""JMeter remote engines (DESIGN §5, §8): JMeter's own distributed mode, `jmeter -s` on the client
-machines, driven by `jmeter -R` on the machine under test.
+"""JMeter remote engines (docs/your-hardware.md, "Running on several machines"): JMeter's own
+distributed mode, `jmeter -s` on the client machines, driven by `jmeter -R` on the machine under
+test.
 
 This module holds both ends' settings: an engine on this machine (`./testbed engine start|stop|
 status`, with its pid file and log under .testbed/engines/<port>/), the RMI keystore both ends share,

@@ -28,7 +28,8 @@ ARCHIVE_URL = f"https://archive.apache.org/dist/jmeter/binaries/apache-jmeter-{V
 ARCHIVE_SHA512 = ("5978a1a35edb5a7d428e270564ff49d2b1b257a65e17a759d259a9283fc17093"
                   "e522fe46f474a043864aea6910683486340706d745fcdf3db1505fd71e689083")
 DOWNLOADED = STATE / "tools" / f"apache-jmeter-{VERSION}"
-# The development machines' copy (see ../shared/tools/README.md); CI sets JMETER_HOME to it.
+# A JMeter 5.6.3 unpacked in a `shared/tools/` folder beside the clone, where the project's own
+# machines keep one; users never need it (find_jmeter downloads JMeter when none is found).
 SHARED = ROOT.parent / "shared" / "tools" / f"apache-jmeter-{VERSION}"
 
 

@@ -8,7 +8,7 @@ from benchlib.console import fail, say
 from benchlib.paths import ROOT
 
 # What each part of the testbed needs from Debian. Python libraries come from Debian because
-# PyPI is not reachable on the project's machines (DESIGN §8).
+# PyPI is not reachable on the project's machines.
 DEBIAN = {
     "db": ["mariadb-server", "mariadb-client"],
     "python": ["python3-pytest", "python3-pymysql", "python3-pandas", "python3-scipy",

@@ -1,5 +1,5 @@
-"""The results layout and schema (DESIGN §7), written by collect/ and read by analysis/ through
-this module alone:
+"""The results layout and schema (for readers: docs/results-format.md), written by collect/ and read
+by analysis/ through this module alone:
 
     <results>/<run-id>/manifest.json      what the run measured, and on what
     <run-id>/summary.csv                  one row per framework x api x case x iteration

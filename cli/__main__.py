@@ -1,4 +1,4 @@
-"""`./testbed`: one command line for the whole testbed (DESIGN §6)."""
+"""`./testbed`: one command line for the whole testbed (docs/commands.md)."""
 import argparse
 import signal
 import sys

@@ -1,4 +1,4 @@
-"""The run profiles (DESIGN §5): how much load, how long, how often. The README explains each choice."""
+"""The run profiles: how much load, how long, how often. The README explains each choice."""
 from dataclasses import asdict, dataclass, field
 
 
@@ -33,7 +33,8 @@ class Profile:
 
     @property
     def paired(self) -> bool:
-        """Rounds whose frameworks run back to back on apps that serve the whole run (DESIGN §5)."""
+        """Rounds whose frameworks run back to back on apps that serve the whole run (collect/README.md,
+        "The protocol")."""
         return self.restart == "run"
 
     def protocol(self) -> dict:

@@ -1,11 +1,11 @@
 """Reference work: fixed measurements that characterise the machine a run ran on, so that a ratio
 that differs on another machine can be traced to the machine rather than the frameworks
-(reference.json, DESIGN §5). Measured once per run, before its ceiling and rounds:
+(reference.json; collect/README.md, "Reference work"). Measured once per run, before its ceiling and rounds:
 
 - **each app's cheapest answer** (GET benchlib/plans.CEILING_PATH, a 404 from its router) and its
   cheapest real request (REST case 1, one comment by id) at REFERENCE_CONNECTIONS connections:
   throughput, and the app's, the database's and the load generator's CPU per request;
-- **the database's CPU per query** for each SQL shape of the contract (DESIGN §4), sent by one
+- **the database's CPU per query** for each SQL shape of the contract (contract/openapi.yaml), sent by one
   client here, from the managed server's own CPU time (an external server is not ours to sample);
 - **each load generator's CPU per request** on the same cell (the first arm's REST case 1), when
   the run chooses its load generator by measurement (`--loadgen` not given).
@@ -32,7 +32,7 @@ REFERENCE_CONNECTIONS = 100
 # Each statement shape is sent for this long: enough queries that the server's CPU time, counted in
 # ticks of 10 ms, is known to a few per cent.
 DB_SECONDS = 1.5
-# The contract's SQL shapes (DESIGN §4; each app's data layer sends these, contract/statements.py
+# The contract's SQL shapes (contract/openapi.yaml; each app's data layer sends these, contract/statements.py
 # counts them), here only to time the database on this machine, not to measure any framework.
 COMMENT = "comment_id, thread_id, user_id, body, datemade, datelastupdated"
 JOINED = "c.comment_id, c.thread_id, c.user_id, c.body, c.datemade, c.datelastupdated, u.name, u.email, u.phone"

@@ -1,5 +1,6 @@
-"""Load from JMeter remote engines (DESIGN §5): `jmeter -n -R HOST:PORT` controllers on this
-machine, one per engine, each sending the batch's plan with that engine's share of the threads.
+"""Load from JMeter remote engines (collect/README.md, "Load from remote engines"): `jmeter -n -R
+HOST:PORT` controllers on this machine, one per engine, each sending the batch's plan with that
+engine's share of the threads.
 
 JMeter does not synchronise engines: each runs its copy of the plan on its own. So every
 measurement gets a start time on the wall clock, the same for every engine (their clocks must

@@ -1,4 +1,4 @@
-"""A run's manifest.json: everything needed to know what a run measured, and on what (DESIGN §7).
+"""A run's manifest.json: everything needed to know what a run measured, and on what (docs/results-format.md).
 (A framework's own description is its framework.json, never called a manifest here.)"""
 import json
 import os

@@ -1,4 +1,4 @@
-"""CPU and memory samplers for the measured window (DESIGN §5).
+"""CPU and memory samplers for the measured window (collect/README.md, "The samplers").
 
 Two samplers run side by side, each as its own process so its cost can be measured and it never
 competes with the run loop:

@@ -1,7 +1,7 @@
 """The contract's answer to a Call, rendered in Python straight from the database rows.
 
 Independent of every implementation: it runs the contract's SQL and writes the JSON bytes by the
-rules of DESIGN §4 (key order, compact, JSON.stringify escaping, ids as strings in GraphQL), so
+rules of contract/README.md (key order, compact, JSON.stringify escaping, ids as strings in GraphQL), so
 neither the goldens nor the sample can simply enshrine one implementation's bugs."""
 import json
 import time

@@ -19,7 +19,7 @@ from contract.targets import acquire
 COLUMNS = ("golden", "sample", "agree", "bad-input", "headers", "framing", "statements",
            "settings")
 SHOWN_FAILURES = 3
-# The contract's routes, in its order (DESIGN §4): each failure is counted under the path its
+# The contract's routes, in its order (contract/openapi.yaml): each failure is counted under the path its
 # request hits, whatever the method, so a researcher reads which routes are still missing.
 ROUTES = (*(f"GET {path}" for path in REST_PATHS.values()), "POST /graphql", "GET /healthz")
 PATHS = tuple(route.split(" ", 1)[1] for route in ROUTES)

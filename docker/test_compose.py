@@ -26,9 +26,9 @@ from compose_files import (COMPOSE, VARIABLE, build_args, build_context, cnf_opt
                            targets)
 
 RUNNER = ROOT / "docker" / "jmeter" / "run-matrix.sh"
-# DESIGN §6: default ports, in the containers too; MySQL on its own default inside its network.
-# Fastify's, the third framework's, is its own manifest's and README's (§6 names the study's pair).
-DESIGN_PORTS = {"aspnet": 5000, "express": 3000, "fastify": 3100}
+# Each API's default port (its framework.json's default_port), in the containers too; MySQL on its
+# own default inside its network.
+DEFAULT_PORTS = {"aspnet": 5000, "express": 3000, "fastify": 3100}
 API_SERVICES = {"aspnet": "aspnet-api", "express": "express-api", "fastify": "fastify-api"}
 MYSQL_PORT = 3306
 # Options of db/my.cnf that docker/mysql/my.cnf leaves out on purpose (explained in its header).
@@ -80,7 +80,7 @@ def test_every_api_manifest_exists_and_has_a_service():
 @pytest.mark.parametrize("framework", sorted(API_SERVICES))
 def test_api_ports_environment_and_start_agree_with_manifest_and_design(framework):
     manifest, name, service = by_manifest()[framework]
-    port = DESIGN_PORTS[framework]
+    port = DEFAULT_PORTS[framework]
     assert manifest["default_port"] == port
     env = service["environment"]
     assert env[manifest["port_env"]] == str(port)
@@ -399,7 +399,7 @@ def test_runner_measures_every_target_when_frameworks_names_them(tmp_path):
     commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
     reached = {(props["host"], int(props["port"])) for props in (
         dict(arg[2:].split("=", 1) for arg in command if arg.startswith("-J")) for command in commands)}
-    assert reached == {(service, DESIGN_PORTS[f]) for f, service in API_SERVICES.items()}
+    assert reached == {(service, DEFAULT_PORTS[f]) for f, service in API_SERVICES.items()}
     assert list(tmp_path.iterdir()) == []
 
 

@@ -9,7 +9,10 @@ STATE = Path(os.environ.get("TESTBED_HOME") or ROOT / ".testbed").resolve()
 LOGS = STATE / "logs"
 IDS = STATE / "ids"
 PIDS = STATE / "run"       # pid files of the apps `./testbed up` started
-BUILDS = STATE / "build"   # build stamps and locks
+# Build stamps and locks stay beside the builds they describe, whatever TESTBED_HOME says: every
+# testbed home runs the apps from the same folders, so an isolated one (the tests') that kept its
+# own stamps rebuilt them, and `npm ci` emptied node_modules under another home's running app.
+BUILDS = ROOT / ".testbed" / "build"
 PLANS = ROOT / "jmeter-plans"
 DEFAULT_RESULTS = ROOT / "results"
 MANAGED_DB_PORT = int(os.environ.get("TESTBED_DB_PORT") or 3307)

@@ -14,7 +14,7 @@ from collect.progress import Progress
 EXTERNAL = Database("127.0.0.1", 1, "forum", "a", "a", "s", "s", managed=False)
 
 
-def engine(tmp_path, capacity: dict) -> RunLoop:
+def new_run(tmp_path, capacity: dict) -> RunLoop:
     """A latency run of rest case 1 and 18 whose closed-model round measured `capacity`:
     (framework, case) -> (throughput, validity, errors)."""
     order = [f"{fw}/rest/case-{case:02d}/iter-01" for fw, case in capacity]
@@ -37,8 +37,8 @@ def progress() -> Progress:
 
 
 def test_rates_are_fractions_of_the_slowest_capacity_and_the_same_for_every_framework(tmp_path):
-    run = engine(tmp_path, {("a", 1): (2000, "valid", 0), ("b", 1): (1000, "bound", 0),
-                            ("a", 18): (300, "invalid", 0), ("b", 18): (200, "valid", 3)})
+    run = new_run(tmp_path, {("a", 1): (2000, "valid", 0), ("b", 1): (1000, "bound", 0),
+                             ("a", 18): (300, "invalid", 0), ("b", 18): (200, "valid", 3)})
     notes = progress()
     [cell] = latency.cells(run, notes)
     assert cell["slowest"] == "b" and cell["rates"] == [250, 500, 750, 900, 1200]
@@ -60,7 +60,7 @@ def test_rates_are_fractions_of_the_slowest_capacity_and_the_same_for_every_fram
 
 
 def test_an_invalid_but_error_free_capacity_is_used_and_said(tmp_path):
-    run = engine(tmp_path, {("a", 1): (300, "invalid", 0), ("b", 1): (400, "valid", 0)})
+    run = new_run(tmp_path, {("a", 1): (300, "invalid", 0), ("b", 1): (400, "valid", 0)})
     notes = progress()
     [cell] = latency.cells(run, notes)
     assert cell["slowest"] == "a" and cell["capacity_validity"] == {"a": "invalid", "b": "valid"}

@@ -8,6 +8,9 @@ import pytest
 from benchlib.database import Database
 from benchlib.files import write_json
 from benchlib.results import SUMMARY, summary_rows
+from collect import run_loop
+from collect.app_pool import AppFailed
+from collect.phases import PHASES, ROUNDS, Phase
 from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
 
@@ -16,7 +19,7 @@ ORDER = ["toy/rest/case-01/iter-01", "toy/graphql/case-01/iter-01", "toy/rest/ca
 EXTERNAL = Database("127.0.0.1", 1, "forum", "a", "a", "s", "s", managed=False)
 
 
-def engine(tmp_path, profile="smoke") -> RunLoop:
+def new_run(tmp_path, profile="smoke") -> RunLoop:
     manifest = {"settings": {"profile": PROFILES[profile].settings()}, "order": ORDER,
                 "layout": {"requested": "no-pin", "applied": False, "note": "not requested"}, "frameworks": {"toy": {}}}
     frameworks = {"toy": {"name": "toy", "apis": ["rest"], "dir": tmp_path}}
@@ -24,7 +27,7 @@ def engine(tmp_path, profile="smoke") -> RunLoop:
 
 
 def test_an_api_the_framework_does_not_serve_is_excluded_without_starting_anything(tmp_path):
-    run = engine(tmp_path)
+    run = new_run(tmp_path)
     graphql = run.items[1]
     assert not run.serves(graphql) and run.serves(run.items[0])
     outcome = run.exclude(graphql)
@@ -37,7 +40,7 @@ def test_an_api_the_framework_does_not_serve_is_excluded_without_starting_anythi
 
 
 def test_a_cut_attempt_is_set_aside_and_numbered_never_overwritten(tmp_path):
-    run = engine(tmp_path)
+    run = new_run(tmp_path)
     item = run.items[0]
     for attempt in (1, 2):
         (run.item_dir(item)).mkdir(parents=True)
@@ -51,7 +54,7 @@ def test_a_cut_attempt_is_set_aside_and_numbered_never_overwritten(tmp_path):
 
 
 def test_a_summary_row_lost_to_a_kill_is_restored_once_from_run_json(tmp_path):
-    run = engine(tmp_path)
+    run = new_run(tmp_path)
     item = run.items[0]
     run.item_dir(item).mkdir(parents=True)
     write_json(run.item_dir(item) / "run.json", {
@@ -65,7 +68,7 @@ def test_a_summary_row_lost_to_a_kill_is_restored_once_from_run_json(tmp_path):
 
 
 def test_state_counts_the_finished_items(tmp_path):
-    run = engine(tmp_path)
+    run = new_run(tmp_path)
     run.exclude(run.items[1])
     run.set_state("stopped", "the database is not answering")
     state = json.loads((tmp_path / "state.json").read_text())
@@ -75,10 +78,46 @@ def test_state_counts_the_finished_items(tmp_path):
 
 @pytest.mark.parametrize("profile, sizes", [("smoke", [3, 1]), ("quick", [3, 1]), ("study", [1, 1, 1, 1])])
 def test_one_jmeter_process_measures_the_rest_of_a_round_or_with_fresh_apps_one_case(tmp_path, profile, sizes):
-    run = engine(tmp_path, profile)
+    run = new_run(tmp_path, profile)
     todo, batches = list(run.items), []
     while todo:
         batches.append(run.next_batch(todo))
         todo = todo[len(batches[-1]):]
     assert [len(b) for b in batches] == sizes
     assert all(len({item["iteration"] for item in b}) == 1 for b in batches)
+
+
+def phase(name, outcome, app_failure="skip"):
+    def run_phase(run, progress):
+        ran.append(name)
+        if outcome == "app fails":
+            raise AppFailed(f"{name}'s app did not become ready", "log tail")
+    return Phase(name, run_phase, lambda run: 0, app_failure)
+
+
+ran: list[str] = []
+
+
+@pytest.mark.parametrize("app_failure, code, state, after", [
+    ("skip", 0, "complete", ["b", "c"]),  # the rest of `b` waits for --resume, `c` goes on
+    ("stop", 3, "stopped", ["b"]),        # the run stops, resumable
+])
+def test_the_phases_run_in_order_and_an_app_that_fails_skips_or_stops_as_its_phase_says(
+        tmp_path, monkeypatch, app_failure, code, state, after):
+    ran.clear()
+    monkeypatch.setattr(run_loop, "PHASES", (phase("a", "ok"), phase("b", "app fails", app_failure),
+                                             phase("c", "ok")))
+    run = new_run(tmp_path)
+    assert run.execute() == code
+    assert ran == ["a", *after]
+    assert json.loads((tmp_path / "state.json").read_text())["status"] == state
+    assert "run: b's app did not become ready; the rest of the b is left for --resume" in run.stream.getvalue()
+
+
+def test_every_phase_says_how_long_it_has_left(tmp_path):
+    run = new_run(tmp_path)
+    assert [p.name for p in PHASES] == ["reference work and ceiling", ROUNDS, "ceiling after the rounds",
+                                        "cross-check", "memory pass", "latency pass"]
+    left = {p.name: p.estimate_s(run) for p in PHASES}
+    assert left[ROUNDS] == 3 * run.estimate()  # the toy's three REST items; its GraphQL one is excluded
+    assert left["ceiling after the rounds"] > 0 and left["latency pass"] == 0  # not the latency profile

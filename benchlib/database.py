@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from benchlib.console import fail, say
 from benchlib.net import port_free
 from benchlib.packages import ensure_debian
-from benchlib.paths import LOGS, MANAGED_DB_PORT, ROOT, STATE
+from benchlib.paths import LOGS, MANAGED_DB_PORT, ROOT, STATE, shown
 from benchlib.processes import alive, command_name
 
 DATA = STATE / "mysql"
@@ -121,7 +121,7 @@ def _initialise():
     if not installer:
         fail("mariadb-install-db not found: install a MySQL-compatible server (Debian: mariadb-server, as "
              "./testbed setup does), or point DB_HOST at a MySQL server.")
-    say("db: creating a private data directory under .testbed/mysql ...")
+    say(f"db: creating a private data directory under {shown(DATA)} ...")
     DATADIR.mkdir(parents=True, exist_ok=True)
     user = ["--user=root"] if os.geteuid() == 0 else []
     result = subprocess.run(
@@ -130,8 +130,11 @@ def _initialise():
         capture_output=True, text=True)
     if result.returncode != 0:
         shutil.rmtree(DATADIR)
-        last = (result.stderr or result.stdout).strip().splitlines()[-1:]
-        fail(f"mariadb-install-db failed: {' '.join(last) or f'exit {result.returncode}'}")
+        # Its last line is only "[ERROR] Aborting"; what went wrong is in the lines before.
+        LOGS.mkdir(parents=True, exist_ok=True)
+        log = LOGS / "mariadb-install-db.log"
+        log.write_text(result.stdout + result.stderr)
+        fail(f"mariadb-install-db failed (exit {result.returncode}); its output is in {shown(log)}.")
 
 
 def start() -> Database:

@@ -3,6 +3,7 @@ database, apps and tools, one after another, after setting all of them up."""
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 from benchlib import apps, builds, database, jmeter
 from benchlib.console import say
@@ -41,13 +42,18 @@ def pytest_suites(pytest_args: list[str]) -> list[tuple]:
 
 def run_all(pytest_args: list[str]) -> int:
     ensure_debian(*DEBIAN)  # the suites run every part, wrk and the samplers included
-    for project in NODE_PROJECTS:  # the seeder, and the linter the Node apps' own suites run
-        ensure_npm(ROOT / project)
-    env = suite_env()
-    seed()
     implementations = apps.frameworks()
-    for framework in implementations:  # suites start the apps they test, so build them first
-        builds.build(framework)
+    # Suites start the apps they test, so every one is built first: side by side, and beside the
+    # seeder's and linter's npm ci, the database and the data set (on a fresh clone npm ci and
+    # dotnet publish wait on the disk and the network as much as on the CPU).
+    with ThreadPoolExecutor(max_workers=len(implementations) or 1) as pool:
+        building = [pool.submit(builds.build, framework) for framework in implementations]
+        for project in NODE_PROJECTS:  # the seeder, and the linter the Node apps' own suites run
+            ensure_npm(ROOT / project)
+        env = suite_env()
+        seed()
+        for done in building:
+            done.result()  # a failed build stops here, with its one line
     suites = pytest_suites(pytest_args)
     suites += [(f["name"], f["test"], f["dir"]) for f in implementations if f.get("test")]
     failed = []

@@ -25,7 +25,6 @@ import pandas as pd
 from analysis import memory, rounds_needed, validity
 from analysis.load import Run
 from analysis.metrics import case_label
-from analysis.paired import is_paired
 from analysis.stats import adjust_family
 from analysis.tables import CASE_COLUMNS, compare_arms, ok_rows, report_order
 from benchlib.cases import STUDY_PAIR
@@ -148,8 +147,7 @@ def load_flags(run: Run, arms=STUDY_PAIR) -> pd.DataFrame:
 
 def stopping_states(run: Run) -> dict[tuple[str, int], str]:
     """(api, case) -> its state when the run's extra rounds ended, from the manifest."""
-    states = (run.manifest.get("sequential") or {}).get("states") or []
-    return {(s["api"], int(s["case"])): s["state"] for s in states}
+    return {(s.api, s.case): s.state for s in run.manifest.sequential.states}
 
 
 def answer(run: Run, sig: pd.DataFrame, versus: Versus = STUDY) -> pd.DataFrame:
@@ -167,7 +165,7 @@ def answer(run: Run, sig: pd.DataFrame, versus: Versus = STUDY) -> pd.DataFrame:
 
 def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
     answered = [m for m in METRICS_ANSWERED if run.checked or m not in PER_REQUEST]
-    if is_paired(run.manifest) and not cells.empty:
+    if run.manifest.paired and not cells.empty:
         # A case whose arms were usable in different rounds has no pair: analysis.validity says why.
         paired_cases = cells.groupby(["api", "case"])["pairs"].transform("max") > 0
         cells = cells[paired_cases]
@@ -178,7 +176,7 @@ def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
     part = part.assign(bound=part["bound"].fillna("") if "bound" in part else "")
     part = part.merge(load_flags(run, (versus.numerator, versus.denominator)), on=["api", "case"], how="left")
     part["load_flags"] = part["load_flags"].fillna("")
-    part["comparison"] = PAIRED if is_paired(run.manifest) else INDEPENDENT
+    part["comparison"] = PAIRED if run.manifest.paired else INDEPENDENT
     part["note"] = part["ratio_note"].fillna("")
     part["numerator"], part["denominator"] = versus.numerator, versus.denominator
     part = part.astype({c: "Int64" for c in COUNT_COLUMNS})

@@ -11,7 +11,6 @@ from analysis.formatting import fmt_ci
 from analysis.load import Run
 from analysis.metrics import case_label
 from analysis.names import listing, typed_name, versus_names
-from analysis.paired import is_paired
 from analysis.ratio_method import HOW_COMPUTED, extra_rounds_text, method_text
 from analysis.render import Doc
 from analysis.stats import ALPHA
@@ -39,7 +38,7 @@ def section(doc: Doc, run: Run, answers: pd.DataFrame, against: list, ranked: pd
     for versus in against:
         comparison_section(doc, run, answer.of(answers, versus), versus, apis, figs)
     if against:
-        kind = basis(run, answers) if not answers.empty else ("paired" if is_paired(run.manifest) else "independent")
+        kind = basis(run, answers) if not answers.empty else ("paired" if run.manifest.paired else "independent")
         legend(doc, run, answers, kind, symbol="A/E" if against == [answer.STUDY] else "reference / other")
 
 
@@ -95,7 +94,7 @@ def comparison_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: 
     a, b = (run.display_name(x) for x in (versus.numerator, versus.denominator))
     doc.heading(3, f"{a} / {b}" + (f" ({versus.symbol})" if versus.study else ""))
     tuned = [typed_name(run, x) for x in (versus.numerator, versus.denominator) if ranking.kind(run, x) == "tuned"]
-    kind = basis(run, answers) if not answers.empty else ("paired" if is_paired(run.manifest) else "independent")
+    kind = basis(run, answers) if not answers.empty else ("paired" if run.manifest.paired else "independent")
     doc.para(f"{a} / {b}, with its 95 % interval. Throughput above 1: {a} served more requests per second. "
              f"p95 response time, CPU and memory below 1: {a} was faster or used less; above 1: {b} did. "
              f"{answer.SIGNIFICANT} significant (q < {ALPHA}: p adjusted for the report's many tests); "
@@ -153,7 +152,7 @@ def figure_name(versus, api: str) -> str:
 
 def basis(run: Run, answers: pd.DataFrame) -> str:
     """What the answer's ratios rest on: paired rounds, independent groups, or single iterations."""
-    if is_paired(run.manifest):
+    if run.manifest.paired:
         return "paired"
     single = answers["ratio_low"].isna() & (answers[["numerator_n", "denominator_n"]].min(axis=1) < 2)
     return "single" if single.all() else "independent"

@@ -37,9 +37,7 @@ class NotComparable(ValueError):
 
 
 def checksum(run: Run) -> str | None:
-    dataset = (run.manifest.get("database") or {}).get("dataset") or {}
-    found = dataset.get("checksum") if isinstance(dataset, dict) else None
-    return found if isinstance(found, str) and found else None
+    return run.manifest.dataset_checksum
 
 
 def check(a: Run, b: Run) -> None:

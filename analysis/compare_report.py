@@ -8,8 +8,10 @@ from analysis import compare
 from analysis.answer import BOUND_TEXT, SIGNIFICANT
 from analysis.differing import differing, flat
 from analysis.folder_swap import replace_dir
+from analysis.formatting import known
 from analysis.load import Run, load_run
 from analysis.metrics import case_label
+from analysis.records import Placement
 from analysis.render import Doc, write
 from analysis.stats import ALPHA
 
@@ -56,24 +58,22 @@ def build(a: Run, b: Run, found: pd.DataFrame, out: Path) -> None:
 
 
 def machine_text(run: Run) -> str:
-    machine = run.manifest.get("machine", {})
-    profile = run.manifest.get("profile", "?")
-    return (f"{machine.get('cpu_model', '?')}, {run.cores} cores, kernel {machine.get('kernel', '?')}; profile "
-            f"{profile}, {run.summary['iteration'].nunique()} rounds")
+    m = run.manifest
+    return (f"{known(m.machine.cpu_model)}, {run.cores} cores, kernel {known(m.machine.kernel)}; profile "
+            f"{known(m.profile)}, {run.summary['iteration'].nunique()} rounds")
 
 
 def recorded(run: Run, arms: list[str]) -> dict:
     """What a run recorded about where and how it measured, flat: machine, versions, database,
     settings (frameworks and cases included), pinning, and what the compared arms' processes loaded."""
     m = run.manifest
-    return flat({"machine": m.get("machine", {}), "versions": {k: v for k, v in m.get("versions", {}).items()
-                                                               if isinstance(v, (str, int, float))},
-                 "database": {"version": (m.get("database") or {}).get("version")},
-                 "settings": {k: v for k, v in m.get("settings", {}).items() if k != "profile"},
+    return flat({"machine": m.machine.recorded, "versions": m.versions,
+                 "database": {"version": m.database_version},
+                 "settings": {k: v for k, v in m.settings.recorded.items() if k != "profile"},
                  # Where the load generator ran: `layout` from schema 4, `pinning` before.
-                 "profile": m.get("profile"),
-                 "pinning": {"applied": (m.get("layout") or m.get("pinning") or {}).get("applied")},
-                 "loaded": {arm: run.entry(arm).get("loaded", {}) for arm in arms}})
+                 "profile": m.profile,
+                 "pinning": {"applied": (m.layout or m.pinning or Placement()).applied},
+                 "loaded": {arm: run.entry(arm).loaded for arm in arms}})
 
 
 def table(a: Run, rows: pd.DataFrame) -> pd.DataFrame:

@@ -19,7 +19,7 @@ COLUMNS = ["tool", "api", "case", "ratio", "ratio_low", "ratio_high", "ratio_not
 
 def rows(run: Run) -> tuple[pd.DataFrame | None, str]:
     """crosscheck.csv as (framework, api, case, iteration, tool, throughput_rps, usable) rows."""
-    if run.manifest["schema_version"] < 4:
+    if run.manifest.schema_version < 4:
         found, why = run_table(run.dir / CROSSCHECK, CROSSCHECK_V3_COLUMNS)
         return (None, why) if found is None else (found.assign(usable=True), "")
     found, why = run_table(run.dir / CROSSCHECK, SUMMARY_COLUMNS)

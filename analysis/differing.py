@@ -1,15 +1,16 @@
 """What differs between two sets of recorded settings (a manifest's, or an arm's entry in it): the
 variant sections' paragraph of differences, and the comparison of two runs."""
 import json
+from collections.abc import Mapping
 
 
 def flat(value, prefix: str = "") -> dict:
-    """A nested settings dict as dotted keys (libraries.MySqlConnector), values as written."""
-    if not isinstance(value, dict):
+    """A nested settings mapping as dotted keys (libraries.MySqlConnector), values as written."""
+    if not isinstance(value, Mapping):
         return {prefix: value} if prefix else {}
     out = {}
     for key, inner in value.items():
-        out.update(flat(inner, f"{prefix}.{key}" if prefix else str(key)) if isinstance(inner, dict)
+        out.update(flat(inner, f"{prefix}.{key}" if prefix else str(key)) if isinstance(inner, Mapping)
                    else {f"{prefix}.{key}" if prefix else str(key): inner})
     return out
 

@@ -11,20 +11,11 @@ import math
 import pandas as pd
 
 from analysis.load import ResultFileError, Run, load_run_json
+from analysis.records import Engine
 
 SATURATED_SHARE = 0.9  # an engine at or above 90 % of its cores is saturated (as the run flags it)
 COLUMNS = ["endpoint", "host", "jmeter", "java", "cores", "ssl", "items", "cpu_mean_median_pct_of_cores",
            "cpu_mean_max_pct_of_cores", "cpu_peak_max_pct_of_cores", "saturated_items", "threads", "samples"]
-
-
-def described(run: Run) -> list[dict]:
-    """The manifest's `engines`, one object per engine as it reported itself ([] for a local run)."""
-    engines = run.manifest.get("engines")
-    if engines is None:
-        return []
-    if not isinstance(engines, list) or not all(isinstance(e, dict) and e.get("endpoint") for e in engines):
-        raise ResultFileError(run.dir / "manifest.json", "engines must be a list of objects with an endpoint")
-    return engines
 
 
 def number(value, path, what: str) -> float:
@@ -41,7 +32,7 @@ def item_figures(run: Run) -> pd.DataFrame:
     figures: endpoint, threads, samples, cpu_mean_pct and cpu_peak_pct as % of the engine's cores,
     saturated. Items without `engines` (excluded, failed before the load) and entries whose
     cpu_mean_pct is null are left out."""
-    cores = {e["endpoint"]: e.get("cores") for e in described(run)}
+    cores = {e.endpoint: e.cores for e in run.manifest.engines}
     records = []
     for row in run.summary.itertuples(index=False):
         path = run.cell_dir(row.framework, row.api, row.case, row.iteration) / "run.json"
@@ -70,19 +61,17 @@ def engine_table(run: Run) -> pd.DataFrame | None:
     reported, then over the items with its figures: how many, median and max of its mean CPU and
     max of its peak CPU as % of its cores, the items it was saturated in, the threads it ran and the
     samples it returned. None for a run without engines."""
-    engines = described(run)
+    engines = run.manifest.engines
     if not engines:
         return None
     figures = item_figures(run)
-    known = {e["endpoint"] for e in engines}
-    engines = [*engines, *({"endpoint": p} for p in dict.fromkeys(figures["endpoint"]) if p not in known)]
+    known = {e.endpoint for e in engines}
+    engines = [*engines, *(Engine(p) for p in dict.fromkeys(figures["endpoint"]) if p not in known)]
     rows = []
     for e in engines:
-        mine = figures[figures["endpoint"] == e["endpoint"]]
-        ssl = e.get("ssl")
-        rows.append({"endpoint": e["endpoint"], "host": e.get("host"), "jmeter": e.get("jmeter"),
-                     "java": e.get("java"), "cores": e.get("cores"),
-                     "ssl": "on" if ssl is True else "off" if ssl is False else None,
+        mine = figures[figures["endpoint"] == e.endpoint]
+        rows.append({"endpoint": e.endpoint, "host": e.host, "jmeter": e.jmeter, "java": e.java, "cores": e.cores,
+                     "ssl": "on" if e.ssl is True else "off" if e.ssl is False else None,
                      "items": len(mine),
                      "cpu_mean_median_pct_of_cores": mine["cpu_mean"].median(),
                      "cpu_mean_max_pct_of_cores": mine["cpu_mean"].max(),

@@ -12,7 +12,7 @@ def section(doc: Doc, run: Run, table: pd.DataFrame) -> None:
     """The JMeter remote engines that sent the load: what each reported, and how close it came to
     running out of CPU, so a reader can tell whether an engine rather than the app set the load."""
     doc.heading(2, "Load engines")
-    bind = run.manifest.get("settings", {}).get("bind_address")
+    bind = run.manifest.settings.bind_address
     saturated = [f"{r.endpoint} in {r.saturated_items} of {r.items} items"
                  for r in table.itertuples(index=False) if r.saturated_items]
     doc.para(f"The load came from {len(table)} JMeter remote engine{'s' if len(table) != 1 else ''}"

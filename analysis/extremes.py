@@ -28,7 +28,6 @@ from scipy.special import gammaln
 
 from analysis.claims import MAX, MIN
 from analysis.load import Run, load_jtl
-from analysis.paired import is_paired
 from analysis.tables import CASE_COLUMNS, SIGNIFICANCE_COLUMNS, compare_metric, ok_rows
 from benchlib.cases import STUDY_PAIR
 
@@ -63,7 +62,7 @@ def item_values(run: Run) -> pd.DataFrame:
     ok = ok_rows(run)
     ok = ok[ok["framework"].isin(STUDY_PAIR)]
     samples = {(r.framework, r.api, r.case, r.iteration): elapsed(run, r) for r in ok.itertuples()}
-    paired = is_paired(run.manifest)
+    paired = run.manifest.paired
     records = []
     for r in ok.itertuples():
         mine = samples[(r.framework, r.api, r.case, r.iteration)]

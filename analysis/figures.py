@@ -35,7 +35,7 @@ def colours(run: Run) -> dict[str, str]:
     no earlier arm took, else the next free one of PALETTE; the same in every figure of a report."""
     out, taken = {}, set()
     for arm in run.arms:
-        declared = run.entry(arm).get("colour")
+        declared = run.entry(arm).colour
         if isinstance(declared, str) and matplotlib.colors.is_color_like(declared) and declared.lower() not in taken:
             out[arm] = declared
             taken.add(declared.lower())

@@ -1,5 +1,6 @@
 """How the report writes a number: whole from 1,000 up, one decimal from 10, two from 1, three
-significant figures below that, and – for none; a mean with its 95 % interval, flags and bound."""
+significant figures below that, and – for none; a mean with its 95 % interval, flags and bound;
+a recorded value, ? for none."""
 import pandas as pd
 
 
@@ -9,6 +10,11 @@ def fmt(value) -> str:
     size = abs(value)
     return f"{value:.0f}" if size >= 1000 else f"{value:.1f}" if size >= 10 else \
         f"{value:.2f}" if size >= 1 else f"{value:.3g}"
+
+
+def known(value) -> str:
+    """A value the manifest records, as written; `?` where the run did not record it."""
+    return "?" if value is None else str(value)
 
 
 def fmt_ci(mean, low, high, n, flagged, bound=False) -> str:

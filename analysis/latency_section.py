@@ -7,10 +7,11 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import figures, latency, slo, tables
-from analysis.formatting import fmt
+from analysis.formatting import fmt, known
 from analysis.load import Run
 from analysis.metrics import case_label
 from analysis.names import listing
+from analysis.records import LatencyCell, LatencyPass
 from analysis.render import Doc
 
 
@@ -71,15 +72,14 @@ METHOD = [
 ]
 
 
-def thresholds_text(entry: dict) -> str:
+def thresholds_text(entry: LatencyPass) -> str:
     """collect's thresholds for bound, invalid and saturated, in its own words (the manifest's
     latency.checks.thresholds); empty for a run that did not record them."""
-    found = (entry.get("checks") or {}).get("thresholds") if isinstance(entry.get("checks"), dict) else None
-    if not isinstance(found, dict):
+    found = entry.thresholds
+    if not found:
         return ""
     return "The checks, as this run recorded them: " + "; ".join(
-        f"{name}: {found[name]}" for name in ("bound", "invalid", "saturated")
-        if isinstance(found.get(name), str)) + "."
+        f"{name}: {found[name]}" for name in ("bound", "invalid", "saturated") if name in found) + "."
 
 
 def rate_text(rps) -> str:
@@ -108,14 +108,14 @@ def section(doc: Doc, run: Run, rates: pd.DataFrame, held: pd.DataFrame, objecti
     """Latency at a given rate: how it was measured, then per API and case the figure, the
     table and what it says, in a sentence at one rate and the rates at which the objective held."""
     doc.heading(2, "Latency at a given rate")
-    entry = run.manifest.get("latency") if isinstance(run.manifest.get("latency"), dict) else {}
+    entry = run.manifest.latency
     used, left = int(rates["rounds"].sum()), int(rates["left_out"].sum())
     ref = rates["reference"].dropna().iloc[0] if rates["reference"].notna().any() else None
     doc.para("What latency a team's traffic would see at a given request rate, and up to which rate each "
              f"framework keeps it under an objective ({objective}; `--slo pNN:MS` sets another). "
-             + (f"The run measured each rate in {entry['rounds']} interleaved rounds, {entry.get('window_s', '?')} s "
-                f"each after {entry.get('warmup_s', '?')} s of warm-up; arrivals: {entry.get('arrivals', 'Poisson')}. "
-                if entry.get("rounds") else "")
+             + (f"The run measured each rate in {entry.rounds} interleaved rounds, {known(entry.window_s)} s "
+                f"each after {known(entry.warmup_s)} s of warm-up; arrivals: {entry.arrivals or 'Poisson'}. "
+                if entry.rounds else "")
              + f"{used} measurement{'s' if used != 1 else ''} used, {left} left out (bound or invalid). "
              + (f"Ratios are {run.display_name(ref)} (the reference, as in the answer) over each other "
                 "framework: below 1, the reference's latency was lower." if rates["framework"].nunique() > 1
@@ -144,14 +144,13 @@ def section(doc: Doc, run: Run, rates: pd.DataFrame, held: pd.DataFrame, objecti
                                                     objective)) if t))
 
 
-def capacity_text(run: Run, entry: dict, api: str, case: int, rows: pd.DataFrame) -> str:
+def capacity_text(run: Run, entry: LatencyPass, api: str, case: int, rows: pd.DataFrame) -> str:
     """Which capacity the rates are fractions of, and whether it is a lower bound."""
-    cell = next((c for c in entry.get("cells", []) if isinstance(c, dict)
-                 and c.get("api") == api and c.get("case") == case), {})
-    slowest = cell.get("slowest")
+    cell = next((c for c in entry.cells if c.api == api and c.case == case), LatencyCell(api, case))
+    slowest = cell.slowest
     capacity = rows["capacity_rps"].iloc[0]
     fractions = ", ".join(f"{f * 100:g} %" for f in sorted(set(rows["fraction"])))
-    bound = bool((cell.get("capacity_bound") or {}).get(slowest)) if slowest else False
+    bound = bool(cell.capacity_bound.get(slowest)) if slowest else False
     return (f"Rates: {fractions} of {rate_text(capacity)}, the capacity of the slowest framework"
             + (f", {run.display_name(slowest)}" if slowest else "")
             + " (its closed-model throughput at the case's users in this run's round"

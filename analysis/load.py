@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.metrics import ordered_frameworks
+from analysis.records import Arm, Manifest
 from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, METRIC_FIELDS, SUMMARY,  # noqa: F401
                               TEXT_COLUMNS, VALIDITY_FIELDS, ResultFileError, item_dir, latency_jtl, latest_run,
                               load_jtl, load_latency_jtl, load_manifest, load_proc, load_run_json, load_run_table,
@@ -25,52 +26,49 @@ class Run:
     """A finished (or partial) run's results; not to be confused with the run being measured
     (collect/run_loop.py's RunLoop)."""
     dir: Path
-    manifest: dict
+    manifest: Manifest     # read once into records (analysis/records.py)
     summary: pd.DataFrame  # one row per framework x api x case x iteration, validated
     duplicates: int        # rows of summary.csv superseded by a later row for the same cell
 
     @property
     def run_id(self) -> str:
-        return self.manifest["run_id"]
+        return self.manifest.run_id
 
     @property
     def cores(self) -> int:
-        return int(self.manifest["machine"]["cores"])
+        return self.manifest.machine.cores
 
     def cell_dir(self, framework: str, api: str, case: int, iteration: int) -> Path:
         return item_dir(self.dir, framework, api, case, iteration)
 
     def display_name(self, framework: str) -> str:
-        return self.entry(framework).get("display_name", framework)
+        return self.entry(framework).display_name
 
-    def entry(self, arm: str) -> dict:
-        """The manifest's `frameworks[arm]` (framework.json as that variant ran it), {} if absent."""
-        entry = self.manifest.get("frameworks", {}).get(arm, {})
-        return entry if isinstance(entry, dict) else {}
+    def entry(self, arm: str) -> Arm:
+        """The manifest's `frameworks[arm]` (framework.json as that variant ran it); the defaults of
+        the arm's name if absent."""
+        return self.manifest.arm(arm)
 
     def base(self, arm: str) -> str:
         """The framework an arm runs (`aspnet` for `aspnet:net8`). Runs before variants have no
         `base` key; their arm names are the framework names."""
-        return self.entry(arm).get("base") or arm.split(":")[0]
+        return self.entry(arm).base
 
     def variant_name(self, arm: str) -> str:
         """The variant an arm runs: `variant_run` of the manifest, else the part after ':' (the
         default arm of a run before variants: `default`)."""
-        variant = self.entry(arm).get("variant")
-        return (self.entry(arm).get("variant_run") or (variant.get("name") if isinstance(variant, dict) else None)
-                or (arm.split(":", 1)[1] if ":" in arm else "default"))
+        return self.entry(arm).variant
 
     @property
     def checked(self) -> bool:
         """Whether the run's items carry validity checks; older runs predate them."""
-        return self.manifest["schema_version"] >= CHECKED_SCHEMA
+        return self.manifest.schema_version >= CHECKED_SCHEMA
 
     @property
     def arms(self) -> list[str]:
         """Every arm of the run: those the user named (settings.frameworks), in that order, then
         any other arm summary.csv holds, in the study's order (aspnet, express, then by name)."""
-        named = self.manifest.get("settings", {}).get("frameworks")
-        named = [a for a in named if isinstance(a, str)] if isinstance(named, list) else []
+        named = self.manifest.settings.frameworks
         seen = set(named)
         rest = [a for a in ordered_frameworks(self.summary["framework"]) if a not in seen]
         return list(dict.fromkeys(named)) + rest
@@ -79,13 +77,13 @@ class Run:
 def load_run(run_dir: Path) -> Run:
     if not run_dir.is_dir():
         raise ResultFileError(run_dir, "no such run directory")
-    manifest = load_manifest(run_dir / MANIFEST)
-    summary, duplicates = load_summary(run_dir / SUMMARY, manifest["schema_version"])
+    manifest = Manifest.from_dict(load_manifest(run_dir / MANIFEST), run_dir / MANIFEST)
+    summary, duplicates = load_summary(run_dir / SUMMARY, manifest.schema_version)
     # Runs before the checks get their columns empty, so every module reads one shape of summary.
     for column in (*VALIDITY_FIELDS, *METRIC_FIELDS):
         if column not in summary.columns:
             summary[column] = "" if column in TEXT_COLUMNS else float("nan")
-    if manifest["schema_version"] < PER_METRIC_SCHEMA:
+    if manifest.schema_version < PER_METRIC_SCHEMA:
         # One verdict then covered every metric (Little's law and every thread served included).
         summary["latency_validity"] = summary["validity"]
         summary["latency_reasons"] = summary["validity_reasons"]

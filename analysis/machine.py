@@ -20,21 +20,21 @@ SATURATED = 0.90
 
 
 def loadgen_name(run: Run) -> str:
-    return NAMES.get(run.manifest.get("loadgen", {}).get("tool") or "jmeter", "JMeter")
+    return NAMES.get(run.manifest.loadgen_tool, "JMeter")
 
 
 def load_sentence(run: Run) -> str:
     """One sentence for the report's first paragraph: the load generator and the layout, each with
     why (runs before schema 4: JMeter, as they were)."""
-    chosen, layout = run.manifest.get("loadgen"), run.manifest.get("layout")
-    if not chosen:
+    chosen, layout = run.manifest.loadgen, run.manifest.layout
+    if chosen is None:
         return "The load came from JMeter."
-    where = ("from remote engines" if run.manifest.get("engines") else
-             "on a CPU set of its own" if layout and layout.get("applied") else "sharing every core with the apps")
-    text = f"The load came from {NAMES.get(chosen['tool'], chosen['tool'])} {where}"
-    if chosen.get("why"):
-        text += f" (load generator: {chosen['why']}"
-        text += f"; layout: {layout['note']})" if layout and layout.get("note") else ")"
+    where = ("from remote engines" if run.manifest.engines else
+             "on a CPU set of its own" if layout and layout.applied else "sharing every core with the apps")
+    text = f"The load came from {NAMES.get(chosen.tool, chosen.tool)} {where}"
+    if chosen.why:
+        text += f" (load generator: {chosen.why}"
+        text += f"; layout: {layout.note})" if layout and layout.note else ")"
     return text + "."
 
 
@@ -113,7 +113,7 @@ def ceiling_table(run: Run) -> pd.DataFrame | None:
 
 def section(doc, run: Run, tabs: Path) -> None:
     """Nothing for runs before schema 4, which record no choice, layout or reference work."""
-    if run.manifest["schema_version"] < 4:
+    if run.manifest.schema_version < 4:
         return
     doc.heading(2, "The machine and the load")
     doc.para(load_sentence(run))

@@ -49,20 +49,6 @@ from benchlib.stopping import se_factor
 TEST = "paired t on log ratios"
 
 
-def is_paired(manifest: dict) -> bool:
-    """Runs before the interleaved protocol have no `protocol` key: their iterations are
-    independent groups (one per framework), not pairs."""
-    protocol = manifest.get("protocol")
-    return isinstance(protocol, dict) and protocol.get("paired") is True
-
-
-def after_extra_rounds(manifest: dict) -> bool:
-    """Whether the run's rounds were added by the stopping rule (a budget), so that every paired
-    interval of it is drawn wider (the module's last paragraph)."""
-    sequential = manifest.get("sequential")
-    return isinstance(sequential, dict) and bool(sequential.get("budget_s"))
-
-
 def wilcoxon_smallest_p(n: int) -> float:
     """The signed-rank test's smallest two-sided p with n pairs: every sign alike, 2 / 2^n."""
     return 2 / 2 ** n
@@ -81,7 +67,7 @@ def plural(n: int) -> str:
 
 def paired(a, b, widened: bool = False) -> Paired:
     """a, b: one value per round, in the same order (a[i] and b[i] are a pair). `widened`: the run
-    added rounds by the stopping rule (after_extra_rounds)."""
+    added rounds by the stopping rule (analysis.records.Manifest.extra_rounds)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     # A ratio needs both values, and a log needs them positive (an empty sampler, zero errors).
     keep = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)

@@ -27,8 +27,7 @@ FRESH, RUN_LONG = "fresh process (memory.csv, VmHWM)", "run-long peak RSS"
 def kind(run: Run, arm: str) -> str:
     """realistic or tuned, as framework.json (or the arm's variant) declares it; '' before runs
     recorded a type."""
-    found = run.entry(arm).get("type")
-    return found if isinstance(found, str) else ""
+    return run.entry(arm).type
 
 
 def ranking(run: Run, agg: pd.DataFrame, arms: list[str]) -> pd.DataFrame:

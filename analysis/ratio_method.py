@@ -4,6 +4,7 @@ step for a student (analysis/README.md tells the same at more length), and what 
 rounds did."""
 from analysis.load import Run
 from analysis.paired import wilcoxon_smallest_p
+from analysis.records import Manifest
 
 
 # The paired statistics step by step, for a student (analysis/README.md points here).
@@ -38,22 +39,21 @@ HOW_COMPUTED = [
 ]
 
 
-def extra_rounds_text(manifest: dict) -> str:
+def extra_rounds_text(manifest: Manifest) -> str:
     """What this run's stopping rule did, from the manifest's `sequential` entry."""
-    sequential = manifest.get("sequential") or {}
-    if not sequential.get("budget_s"):
+    sequential = manifest.sequential
+    if not manifest.extra_rounds:
         return ("This run had no extra rounds: every cell has the profile's rounds (a run made with "
                 "--budget MINUTES adds rounds where the interval is still wide).")
-    added = sequential.get("rounds", [])
-    states = sequential.get("states", [])
-    counts = ", ".join(f"{sum(1 for s in states if s['state'] == state)} {state}"
-                       for state in dict.fromkeys(s["state"] for s in states))
-    return (f"This run's extra rounds: target ±{sequential['target'] * 100:.0f} % (the throughput "
-            f"ratio's 95 % interval), budget {sequential['budget_s'] / 60:.0f} minutes; "
+    added = sequential.round_cells
+    states = [s.state for s in sequential.states]
+    counts = ", ".join(f"{states.count(state)} {state}" for state in dict.fromkeys(states))
+    return (f"This run's extra rounds: target ±{sequential.target * 100:.0f} % (the throughput "
+            f"ratio's 95 % interval), budget {sequential.budget_s / 60:.0f} minutes; "
             f"{len(added)} round{'s' if len(added) != 1 else ''} added"
-            + (f" ({sum(len(r['cells']) for r in added)} cell-rounds)" if added else "")
+            + (f" ({sum(added)} cell-rounds)" if added else "")
             + (f"; when they ended the cells were: {counts}" if counts else "")
-            + (f"; why they stopped: {sequential['stopped']}" if sequential.get("stopped") else "")
+            + (f"; why they stopped: {sequential.stopped}" if sequential.stopped else "")
             + ". Each cell's rounds and state: tables/answer.csv (`pairs`, `stopping`).")
 
 
@@ -79,7 +79,7 @@ def _method_text(run: Run, kind: str, symbol: str) -> str:
                 "has no interval. This follows Georges et al. (\"Statistically Rigorous Java Performance "
                 "Evaluation\", OOPSLA 2007): compare with confidence intervals; and pyperf's practice of "
                 "giving a ratio with its spread.")
-    protocol = run.manifest.get("protocol", {}).get("name")
+    protocol = run.manifest.protocol.name
     why = (f"its protocol, {protocol}, measures each framework's iterations separately" if protocol else
            "it was made before the interleaved protocol, so each framework's iterations ran separately")
     if kind == "single":

@@ -19,6 +19,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from analysis.records import Manifest
 from benchlib.stopping import TARGET
 
 MAX_ROUNDS = 1000
@@ -40,11 +41,10 @@ def count_text(n: int | None) -> str:
     return str(n) if n is not None else f"more than {MAX_ROUNDS}"
 
 
-def target(manifest: dict) -> float:
-    """The half-width a settled interval has: the run's extra-rounds target, else the rule's default."""
-    sequential = manifest.get("sequential")
-    found = sequential.get("target") if isinstance(sequential, dict) else None
-    return float(found) if isinstance(found, (int, float)) else TARGET
+def target(manifest: Manifest) -> float:
+    """The half-width a settled interval has: the run's extra-rounds target, else the rule's default
+    (the record's default)."""
+    return manifest.sequential.target
 
 
 def for_answer(bound: str, rounds: int, ratio: float, high: float, spread: float, note: str,

@@ -6,10 +6,10 @@ import datetime
 import pandas as pd
 
 from analysis import engines_section, machine, tables
-from analysis.formatting import fmt
+from analysis.formatting import fmt, known
 from analysis.load import Run
 from analysis.metrics import case_label
-from analysis.paired import TEST as PAIRED_TEST, is_paired
+from analysis.paired import TEST as PAIRED_TEST
 from analysis.render import Doc
 from analysis.stats import ALPHA
 from analysis.version import code_version
@@ -18,23 +18,22 @@ from analysis.version import code_version
 def section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame | None = None) -> None:
     doc.heading(2, "The run")
     m = run.manifest
-    hardware = m.get("machine", {})
-    doc.para(f"Profile {m.get('profile', '?')}; results commit {m.get('git_commit', '?')}"
-             f"{' (dirty)' if m.get('git_dirty') else ''}; report written "
+    hardware = m.machine
+    doc.para(f"Profile {known(m.profile)}; results commit {known(m.git_commit)}"
+             f"{' (dirty)' if m.git_dirty else ''}; report written "
              f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC} by analysis at "
              f"commit {code_version()}.")
-    doc.para(f"Machine: {hardware.get('cpu_model', '?')}, {run.cores} cores, "
-             f"{hardware.get('mem_total_mb', '?')} MB RAM, kernel {hardware.get('kernel', '?')}. "
-             "Versions: " + ", ".join(f"{k} {v}" for k, v in m.get("versions", {}).items()
-                                      if isinstance(v, (str, int, float))) + ".")
-    profile = m.get("settings", {}).get("profile", {})
-    if isinstance(profile, dict) and profile.get("threads"):
-        doc.para(f"Load ({profile.get('name', '?')} profile): "
-                 f"{machine.loadgen_name(run)} connections = {profile['threads']}; "
-                 f"warm-up {profile.get('warmup_s', '?')} s, measured window "
-                 f"{profile.get('duration_s', '?')} s. Case labels give the study's users per case; "
+    doc.para(f"Machine: {known(hardware.cpu_model)}, {run.cores} cores, "
+             f"{known(hardware.mem_total_mb)} MB RAM, kernel {known(hardware.kernel)}. "
+             "Versions: " + ", ".join(f"{k} {v}" for k, v in m.versions.items()) + ".")
+    profile = m.settings.profile
+    if profile is not None and profile.threads:
+        doc.para(f"Load ({known(profile.name)} profile): "
+                 f"{machine.loadgen_name(run)} connections = {profile.threads}; "
+                 f"warm-up {known(profile.warmup_s)} s, measured window "
+                 f"{known(profile.duration_s)} s. Case labels give the study's users per case; "
                  "where the profile caps threads, the load actually applied is the cap.")
-    applied = load_applied(run, profile.get("thread_cap") if isinstance(profile, dict) else None)
+    applied = load_applied(run, profile.thread_cap if profile is not None else None)
     if applied is not None:
         doc.table(applied, "Load applied: the load generator's connections per case beside the mean requests in flight "
                            "(Little's law, mean over ok iterations); well below the threads means the "
@@ -61,7 +60,7 @@ def section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame
 
 
 def significance_text(run: Run) -> str:
-    if is_paired(run.manifest):
+    if run.manifest.paired:
         return (f"Significance (ASP.NET Core vs Express.js, two-sided, alpha = {ALPHA}): the {PAIRED_TEST} "
                 "of the rounds where both frameworks were ok (see the answer section); with 1 pair it "
                 "cannot be judged. Tables and figures below mark the same test.")

@@ -5,14 +5,13 @@ import pandas as pd
 from analysis import machine, trust
 from analysis.load import Run
 from analysis.names import listing, typed_name, versus_names
-from analysis.paired import is_paired
 from analysis.render import Doc
 
 
 def rounds_text(run: Run, agg: pd.DataFrame, who: str = "frameworks") -> str:
-    protocol = run.manifest.get("protocol", {})
-    if is_paired(run.manifest):
-        return (f"in {protocol.get('rounds', agg['n'].max())} interleaved rounds (in each round, for each "
+    rounds = run.manifest.protocol.rounds
+    if run.manifest.paired:
+        return (f"in {agg['n'].max() if rounds is None else rounds} interleaved rounds (in each round, for each "
                 f"API and case, the {who} ran back to back in a seeded random order)")
     n = agg["n"].max()
     return f"in {n} iteration{'s' if n != 1 else ''} per {who[:-1]}"
@@ -31,7 +30,7 @@ def section(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
              f"{', '.join(map(str, cases))} of the 2021 study's 18: concurrent users x rows per request x "
              f"join), each measured {rounds_text(run, agg, 'arms' if comparisons else 'frameworks')}, with "
              f"the app's CPU and memory sampled, on a {run.cores}-core machine (profile "
-             f"{run.manifest.get('profile', '?')}). "
+             f"{run.manifest.profile or '?'}). "
              + ("First whether the run can be trusted: which measurements passed their checks. Then "
                 if run.checked else "First ")
              + "the answer: every framework's figures per case, ranked"

@@ -14,7 +14,7 @@ import pandas as pd
 
 from analysis.load import Run, load_run_json
 from analysis.metrics import METRICS, StudyTable, ordered_frameworks
-from analysis.paired import after_extra_rounds, is_paired, paired
+from analysis.paired import paired
 from analysis.stats import compare, interval, ratio_of_means
 from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_state, usable
 from benchlib.cases import API_STYLES as APIS, STUDY_PAIR
@@ -89,7 +89,7 @@ def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms
     state_a, state_b = metric_state(a, metric), metric_state(b, metric)
     va, vb = a[metric].where(state_a != ""), b[metric].where(state_b != "")
     names = [run.display_name(arm) for arm in arms]
-    if is_paired(run.manifest):
+    if run.manifest.paired:
         both = pd.DataFrame({"a": va.to_numpy(), "a_bound": (state_a == BOUND).to_numpy()}, index=a["iteration"]).join(
             pd.DataFrame({"b": vb.to_numpy(), "b_bound": (state_b == BOUND).to_numpy()}, index=b["iteration"]),
             how="inner")
@@ -97,7 +97,7 @@ def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms
         bound = bound_direction(bool(both["a_bound"].any()), bool(both["b_bound"].any()))
         pairs = len(both)
         if not bound:
-            p = paired(both["a"], both["b"], after_extra_rounds(run.manifest))
+            p = paired(both["a"], both["b"], run.manifest.extra_rounds)
             return cell(va, vb, p.comparison, p.ratio, p.n, names) | note(run, a, b, metric, arms, p.ratio.reason)
         ratio = math.exp(float(np.log(both["a"] / both["b"]).mean()))
     else:

@@ -6,6 +6,7 @@ Express.js whatever the reference."""
 import csv
 import math
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -122,9 +123,14 @@ def test_colours_come_from_framework_json_else_a_fixed_palette(module_results):
     # This run was recorded before framework.json had `colour`: the palette, in the run's order.
     assert figures.colours(run) == dict(zip(run.arms, figures.PALETTE))
     # Both declare black: Express.js comes first in the run and keeps it, Fastify gets a free colour.
-    run.manifest["frameworks"]["fastify"]["colour"] = "#000000"
-    run.manifest["frameworks"]["express"]["colour"] = "#000000"
+    run = coloured(run, fastify="#000000", express="#000000")
     found = figures.colours(run)
     assert found["express"] == "#000000" and found["fastify"] not in ("#000000", found["aspnet"])
-    run.manifest["frameworks"]["aspnet"]["colour"] = "not a colour"
+    run = coloured(run, aspnet="not a colour")
     assert figures.colours(run)["aspnet"] in figures.PALETTE
+
+
+def coloured(run, **colours):
+    """The run as if framework.json had declared these colours (the records are immutable)."""
+    arms = {**run.manifest.arms, **{arm: replace(run.entry(arm), colour=c) for arm, c in colours.items()}}
+    return replace(run, manifest=replace(run.manifest, arms=arms))

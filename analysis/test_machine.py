@@ -6,6 +6,7 @@ import pandas as pd
 
 from analysis import crosscheck, machine
 from analysis.load import Run
+from analysis.records import Manifest
 
 PARTS = {"app_ms": 0.30, "db_ms": 0.12, "loadgen_ms": 0.06, "other_ms": 0.01}
 
@@ -23,8 +24,9 @@ def test_an_app_at_one_core_on_a_machine_with_room_is_held_by_one_thread_else_no
     assert machine.bound_by(PARTS, 0.49, busy=0.40, app_core=0.5, cores=2).startswith("no CPU (40 % of the machine")
 
 
-def run_with(manifest: dict) -> Run:
-    return Run(Path("."), {"schema_version": 4, **manifest}, pd.DataFrame(), 0)
+def run_with(manifest: dict, where: Path = Path(".")) -> Run:
+    return Run(where, Manifest.from_dict({"schema_version": 4, "run_id": "20260101-000000-quick",
+                                          "machine": {"cores": 2}, **manifest}), pd.DataFrame(), 0)
 
 
 def test_the_first_paragraph_says_which_load_generator_measured_where_and_why():
@@ -54,7 +56,7 @@ def test_the_ceiling_is_the_most_any_attempt_drove_in_the_table_and_in_the_items
     pd.DataFrame([{**dict.fromkeys(CEILING_COLUMNS, ""), "loadgen": lg, "when": when, "attempt": attempt,
                    "threads": threads, "ceiling_rps": rps} for lg, when, attempt, threads, rps in measured],
                  columns=CEILING_COLUMNS).to_csv(tmp_path / "ceiling.csv", index=False)
-    run = Run(tmp_path, {"schema_version": 4, "loadgen": {"tool": "wrk"}}, pd.DataFrame(), 0)
+    run = run_with({"loadgen": {"tool": "wrk"}}, tmp_path)
     table = machine.ceiling_table(run)
     assert table.set_index("Load generator").loc["wrk", ["Before the rounds (req/s)",
                                                          "After the rounds (req/s)"]].tolist() == [18271.0, 16002.0]

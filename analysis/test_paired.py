@@ -3,7 +3,7 @@ import math
 
 from scipy import stats as scipy_stats
 
-from analysis.paired import TEST, is_paired, paired, wilcoxon_smallest_p
+from analysis.paired import TEST, paired, wilcoxon_smallest_p
 
 T2 = 4.302652729911275  # t(0.975, df=2)
 
@@ -77,12 +77,6 @@ def test_wilcoxon_cannot_reach_alpha_with_three_rounds():
     assert wilcoxon_smallest_p(5) == 0.0625 and wilcoxon_smallest_p(6) < 0.05
     # scipy agrees: three pairs all one way are as extreme as the signed-rank test can see
     assert math.isclose(scipy_stats.wilcoxon([1.0, 2.0, 3.0]).pvalue, 0.25)
-
-
-def test_only_a_protocol_that_says_paired_is_paired():
-    assert is_paired({"protocol": {"name": "interleaved-rounds", "paired": True, "rounds": 3}})
-    assert not is_paired({"protocol": {"name": "per-case-restart", "paired": False}})
-    assert not is_paired({"profile": "quick"})
 
 
 def test_after_extra_rounds_the_interval_and_the_test_are_the_plain_97_5_percent_ones():

@@ -21,7 +21,7 @@ CHECK_COLUMNS = ["framework", "api", "case", "iteration", "status", "validity", 
 
 
 def predates(run: Run) -> str:
-    return (f"This run predates the validity checks (results schema {run.manifest['schema_version']}; the "
+    return (f"This run predates the validity checks (results schema {run.manifest.schema_version}; the "
             "checks came with schema 3): its items were never checked for steady state, Little's law or "
             "the load generator's ceiling, so every ok iteration counts, as it did when it was made.")
 
@@ -110,12 +110,12 @@ def ceilings(run: Run) -> tuple[pd.DataFrame | None, str]:
     """(threads, throughput_rps) of the ceiling the run's items were judged by: the main load
     generator's most at each thread count over its attempts before the rounds (schema 4, as
     collect/ceiling.read), or JMeter's one measurement (schema 3)."""
-    if run.manifest["schema_version"] < 4:
+    if run.manifest.schema_version < 4:
         return run_table(run.dir / CEILING, CEILING_V3_COLUMNS)
     found, why = run_table(run.dir / CEILING, CEILING_COLUMNS)
     if found is None:
         return None, why
-    tool = run.manifest.get("loadgen", {}).get("tool") or "jmeter"
+    tool = run.manifest.loadgen_tool
     mine = found[(found["loadgen"] == tool) & (found["when"] == "before")]
     if mine.empty:
         return None, f"ceiling.csv has no ceiling of {tool} before the rounds"
@@ -129,7 +129,7 @@ def ceiling_figures(doc: Doc, run: Run, apis: list[str], figs: Path) -> None:
         doc.para(f"No figure of the load generator against its ceiling: {why} (a run with remote engines "
                  "judges each engine's own CPU instead).")
         return
-    share = run.manifest.get("validity", {}).get("numbers", {}).get("ceiling_share", 0.8)
+    share = run.manifest.ceiling_share
     items = validity.judged(run)
     for api in apis:
         mine = items[items["api"] == api]

@@ -20,7 +20,6 @@ import pandas as pd
 
 from analysis.claims import MAX, MIN
 from analysis.load import Run
-from analysis.paired import is_paired
 
 VALID, BOUND, INVALID, UNFAIR = "valid", "bound", "invalid", "unfair"
 USABLE = (VALID, BOUND)
@@ -123,7 +122,7 @@ def unmeasurable(run: Run, arms: tuple[str, str]) -> pd.DataFrame:
     for (api, case, requests, rows, joins), cell in items.groupby(["api", "case", "requests", "rows", "joins"]):
         good = cell[cell["validity"].isin(USABLE)]
         per_arm = [set(good[good["framework"] == a]["iteration"]) for a in arms]
-        if all(per_arm) and (not is_paired(run.manifest) or per_arm[0] & per_arm[1]):
+        if all(per_arm) and (not run.manifest.paired or per_arm[0] & per_arm[1]):
             continue
         bad = cell[cell["validity"] == INVALID]
         said = []

@@ -10,7 +10,6 @@ from analysis.answer_section import basis, basis_line, comparison_tables, legend
 from analysis.differing import differing, flat
 from analysis.load import Run
 from analysis.names import versus_names
-from analysis.paired import is_paired
 from analysis.render import Doc
 from analysis.stats import ALPHA
 
@@ -24,7 +23,7 @@ def section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: list[str], 
     a, b = (run.display_name(x) for x in (versus.numerator, versus.denominator))
     doc.heading(2, f"Variants: {names}")
     doc.para(differences(run, versus))
-    kind = basis(run, answers) if not answers.empty else ("paired" if is_paired(run.manifest) else "independent")
+    kind = basis(run, answers) if not answers.empty else ("paired" if run.manifest.paired else "independent")
     where = "see below" if explain else "as for the framework answer above"
     doc.para(f"{names}: {versus.numerator} over the reference arm {versus.denominator} (the arm of "
              f"{run.base(versus.denominator)} named first in this run), with its 95 % interval. Throughput "
@@ -45,16 +44,11 @@ def differences(run: Run, versus) -> str:
     described, effective = [], {}
     for arm in (versus.numerator, versus.denominator):
         entry = run.entry(arm)
-        variant = entry.get("variant") if isinstance(entry.get("variant"), dict) else {}
-        name = run.variant_name(arm)
-        description = variant.get("description")
-        described.append(f"{run.display_name(arm)} ({arm}, variant {name}"
+        described.append(f"{entry.display_name} ({arm}, variant {entry.variant}"
                          + (", the reference" if arm == versus.denominator else "") + "): "
-                         + (description if description else "the manifest does not describe this variant"))
-        settings = {**(entry.get("settings") if isinstance(entry.get("settings"), dict) else {}),
-                    **(variant.get("settings") if isinstance(variant.get("settings"), dict) else {})}
-        effective[arm] = {"settings": flat(settings), "env": flat(entry.get("env", {})),
-                          "loaded": flat(entry.get("loaded", {}))}
+                         + (entry.description or "the manifest does not describe this variant"))
+        effective[arm] = {"settings": flat({**entry.settings, **entry.variant_settings}), "env": flat(entry.env),
+                          "loaded": flat(entry.loaded)}
     a, b = effective[versus.numerator], effective[versus.denominator]
     order = f"{run.display_name(versus.numerator)} against {run.display_name(versus.denominator)}"
     text = "What the ratio compares. " + "; ".join(described) + "."

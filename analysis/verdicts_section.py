@@ -6,7 +6,6 @@ import pandas as pd
 from analysis import memory, open_questions, verdicts
 from analysis.claims import CPU_MARGIN, MARGIN
 from analysis.load import Run
-from analysis.paired import is_paired
 from analysis.render import Doc
 from analysis.stats import ALPHA
 from benchlib.cases import STUDY_PAIR
@@ -34,7 +33,7 @@ def section(doc: Doc, run: Run, results, checks, needed: dict) -> None:
                 if memory.ratios(run, *STUDY_PAIR).size else "memory as peak RSS")
              + "), with its 95 % interval and "
              + ("significance from the paired rounds, as in the answer section (geometric mean of the "
-                "per-round ratios, t interval and paired t-test on the log ratios)." if is_paired(run.manifest)
+                "per-round ratios, t interval and paired t-test on the log ratios)." if run.manifest.paired
                 else "the significance test of the tables below (ratio of the two means, interval by the "
                      "delta method on the log scale with Welch degrees of freedom)."))
     doc.bullets([

@@ -234,15 +234,22 @@ def read_json(path: Path) -> dict:
 
 def load_manifest(path: Path) -> dict:
     manifest = read_json(path)
+    check_manifest(manifest, path)
+    return manifest
+
+
+def check_manifest(manifest: dict, path: Path) -> None:
+    """What every reader needs of a manifest, whatever its schema: a readable schema_version, the
+    run_id and the machine's cores. Anything else may be missing from an older run."""
     if manifest.get("schema_version") not in READABLE_VERSIONS:
         raise ResultFileError(path, f"schema_version must be one of {READABLE_VERSIONS}, "
                                     f"not {manifest.get('schema_version')!r}")
     if not isinstance(manifest.get("run_id"), str):
         raise ResultFileError(path, "run_id is missing")
-    cores = manifest.get("machine", {}).get("cores")
+    machine = manifest.get("machine")
+    cores = machine.get("cores") if isinstance(machine, dict) else None
     if not isinstance(cores, int) or cores < 1:
         raise ResultFileError(path, f"machine.cores must be a positive integer, not {cores!r}")
-    return manifest
 
 
 def load_summary(path: Path, schema_version: int = SCHEMA_VERSION):

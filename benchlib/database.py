@@ -19,6 +19,10 @@ DATA = STATE / "mysql"
 DATADIR = DATA / "data"
 SOCKET = DATA / "mysqld.sock"
 PIDFILE = DATA / "mysqld.pid"
+# The server's temporary files, its own: a starting server removes the `#sql*` files it finds in
+# its tmpdir, and in a shared /tmp those of another server being installed beside it (whose
+# installation then fails: "Could not remove temporary table").
+TMPDIR = DATA / "tmp"
 SCHEMA = ROOT / "db" / "schema.sql"
 ACCOUNTS = ROOT / "db" / "accounts.sql"
 MY_CNF = ROOT / "db" / "my.cnf"
@@ -123,9 +127,11 @@ def _initialise():
              "./testbed setup does), or point DB_HOST at a MySQL server.")
     say(f"db: creating a private data directory under {shown(DATA)} ...")
     DATADIR.mkdir(parents=True, exist_ok=True)
+    TMPDIR.mkdir(exist_ok=True)
     user = ["--user=root"] if os.geteuid() == 0 else []
     result = subprocess.run(
-        [installer, "--no-defaults", f"--datadir={DATADIR}", "--auth-root-authentication-method=socket",
+        [installer, "--no-defaults", f"--datadir={DATADIR}", f"--tmpdir={TMPDIR}",
+         "--auth-root-authentication-method=socket",
          f"--auth-root-socket-user={os.environ.get('USER') or 'root'}", "--skip-test-db", *user],
         capture_output=True, text=True)
     if result.returncode != 0:
@@ -155,10 +161,11 @@ def start() -> Database:
     if not (DATADIR / "mysql").exists():
         _initialise()
     LOGS.mkdir(parents=True, exist_ok=True)
+    TMPDIR.mkdir(exist_ok=True)
     user = ["--user=root"] if os.geteuid() == 0 else []
     log = LOGS / "mysqld.log"
     server = subprocess.Popen(
-        [_server_binary(), f"--defaults-file={MY_CNF}", f"--datadir={DATADIR}",
+        [_server_binary(), f"--defaults-file={MY_CNF}", f"--datadir={DATADIR}", f"--tmpdir={TMPDIR}",
          f"--port={db.port}", f"--socket={SOCKET}", f"--pid-file={PIDFILE}",
          f"--log-error={log}", *user],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

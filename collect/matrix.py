@@ -36,6 +36,14 @@ class MatrixRequest:
     ssl: bool = True                       # RMI over SSL to the engines
     loadgen: str | None = None             # wrk or jmeter; None: by profile, engines or measurement
 
+    def case_numbers(self) -> list[int]:
+        """The cases asked for (`--cases`), else every case of cases.csv."""
+        return self.cases or sorted(cases())
+
+    def api_names(self) -> list[str]:
+        """The APIs asked for (`--apis`), else both."""
+        return self.apis or list(API_STYLES)
+
     def chosen(self) -> list[str]:
         """The options given besides --resume and --results-dir."""
         return [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "budget_min", "seed",
@@ -66,26 +74,26 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
 
     db = prepare(chosen.values())
     if request.resume:
-        engine = runs.resume(root, request.resume, chosen, launcher, db, engines)
+        run = runs.resume(root, request.resume, chosen, launcher, db, engines)
     else:
         profile = PROFILES[request.profile or DEFAULT]
         if request.iterations:
             profile = profile.with_iterations(request.iterations)
         if request.budget_min is not None:
             profile = profile.with_budget(request.budget_min * 60)
-        options = runs.RunOptions(profile, list(chosen), request.apis or list(API_STYLES),
-                                  request.cases or sorted(cases()), request.pin, root, engines,
+        options = runs.RunOptions(profile, list(chosen), request.api_names(), request.case_numbers(),
+                                  request.pin, root, engines,
                                   loadgen=request.loadgen or default_loadgen(profile.name, engines))
         if request.seed is not None:
             options.seed = request.seed
         layout = pinning.shared("the load comes from remote engines: every core here is the apps' and the "
                                 "database's", "auto") if engines and request.pin is None else pinning.plan(request.pin)
-        engine = runs.create(options, chosen, launcher, db, layout)
-    chose = engine.manifest["loadgen"]
-    say(f"run: {engine.dir.name}: {len(engine.items)} measurements, profile {engine.manifest['profile']}, "
-        f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {engine.layout['note']}.")
+        run = runs.create(options, chosen, launcher, db, layout)
+    chose = run.manifest["loadgen"]
+    say(f"run: {run.dir.name}: {len(run.items)} measurements, profile {run.manifest['profile']}, "
+        f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {run.layout['note']}.")
     signal.signal(signal.SIGTERM, _interrupt)
-    return engine.execute(), engine.dir
+    return run.execute(), run.dir
 
 
 def default_loadgen(profile: str, engines) -> str:

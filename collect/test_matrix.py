@@ -1,0 +1,18 @@
+"""`./testbed run`'s options before anything runs: what a run measures when an option is left out.
+The runs themselves are in test_smoke.py and test_faults.py."""
+from pathlib import Path
+
+from benchlib.cases import API_STYLES, cases
+from collect.matrix import MatrixRequest
+
+
+def test_without_cases_or_apis_a_run_measures_every_case_of_both_apis():
+    request = MatrixRequest(Path("results"))
+    assert request.case_numbers() == list(range(1, 19)) == sorted(cases())
+    assert request.api_names() == list(API_STYLES) == ["rest", "graphql"]
+
+
+def test_cases_and_apis_asked_for_are_the_ones_measured():
+    request = MatrixRequest(Path("results"), apis=["graphql"], cases=[13, 1])
+    assert request.case_numbers() == [13, 1] and request.api_names() == ["graphql"]
+    assert request.chosen() == ["apis", "cases"]  # what --resume refuses beside it

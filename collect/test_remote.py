@@ -1,13 +1,7 @@
 """Load from JMeter remote engines, for real: a network namespace stands in for a client machine,
-joined to this one by a veth pair, with `./testbed engine start` running inside it. The tests send
-traffic only to the two addresses the module made, and the namespace and the link are removed when
-the module ends, pass or fail. Network namespaces need root, as CI has.
-
-The namespace and its engines serve the whole module, as a client machine's engines serve many
-runs: the SSL engines on the SHARED ports start when a test first needs them and stay up
-(shared_engines() starts one again that a failed test left stopped). The lost-engine test stops
-1099 and starts it again; the tests of an engine without SSL and of start/status/stop use ports of
-their own and stop what they started."""
+joined to this one by a veth pair, with `./testbed engine start` running inside it. Every test
+sends traffic only to the two addresses it made, and removes the namespace and the link, pass or
+fail. Network namespaces need root, as CI has."""
 import csv
 import json
 import os
@@ -23,12 +17,11 @@ from pathlib import Path
 import pytest
 
 from collect import arrivals, latency
-from collect.conftest import TESTBED, free_offset, run_testbed
+from collect.conftest import TESTBED, run_testbed
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root (CI runs as root)")
 
 SMOKE = ("run", "--profile", "smoke", "--apis", "rest")
-SHARED = (1099, 1109)  # the SSL engines the runs use
 # The smoke runs here measure cases outside 1, 13 and 18, so that no wrk cross-check and no memory
 # pass follows their rounds: collect/test_smoke.py checks both passes.
 
@@ -60,16 +53,11 @@ def unused_subnet() -> int:
     return random.choice([n for n in range(10, 250) if f"10.231.{n}." not in taken])
 
 
-@pytest.fixture(scope="module")
-def lab(isolated_testbed):
-    # As run_env (collect/conftest.py) makes it, once for the module: no test here stops the database.
-    env = isolated_testbed.env(TESTBED_PORT_OFFSET=free_offset())
-    assert run_testbed("db", "start", env=env).returncode == 0
-    seeded = run_testbed("seed", env=env)
-    assert seeded.returncode == 0, seeded.stderr
+@pytest.fixture
+def lab(run_env):
     tag = uuid.uuid4().hex[:6]
     n = unused_subnet()
-    lab = Lab(f"tb-{tag}", f"tbh{tag}", f"10.231.{n}.1", f"10.231.{n}.2", env)
+    lab = Lab(f"tb-{tag}", f"tbh{tag}", f"10.231.{n}.1", f"10.231.{n}.2", run_env)
     try:
         for step in (["netns", "add", lab.namespace],
                      ["link", "add", lab.link, "type", "veth", "peer", "name", f"tbe{tag}"],
@@ -95,17 +83,6 @@ def start_engine(lab: Lab, port: int, *extra) -> None:
     assert started.returncode == 0, started.stdout + started.stderr
 
 
-def shared_engines(lab: Lab, *ports: int) -> None:
-    """The shared engines on `ports`, running and idle: started if they are not."""
-    for port in ports:
-        assert port in SHARED
-        status = lab.engine("status", "--port", str(port))
-        if status.returncode == 3:
-            start_engine(lab, port)
-        else:
-            assert status.returncode == 0 and "idle" in status.stdout, status.stdout + status.stderr
-
-
 def the_run(results: Path) -> Path:
     [run] = [p for p in results.iterdir() if p.is_dir()]
     return run
@@ -127,7 +104,8 @@ def wait_for(condition, timeout: float, what: str):
 
 def test_a_smoke_run_through_two_engines_divides_the_threads_and_brings_back_jtls_and_engine_cpu(
         tmp_path, lab):
-    shared_engines(lab, 1099, 1109)
+    start_engine(lab, 1099)
+    start_engine(lab, 1109)
     result = run_testbed(*SMOKE, "--cases", "2,4", "--engines", f"{lab.endpoint(1099)},{lab.endpoint(1109)}",
                          "--results-dir", str(tmp_path), env=lab.env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr
@@ -160,7 +138,7 @@ def test_a_smoke_run_through_two_engines_divides_the_threads_and_brings_back_jtl
 
 def start_run(tmp_path: Path, lab: Lab) -> subprocess.Popen:
     """A smoke run of 6 items through the engine on port 1099, in the background."""
-    shared_engines(lab, 1099)
+    start_engine(lab, 1099)
     return subprocess.Popen([TESTBED, *SMOKE, "--cases", "2,4,7", "--engines", lab.endpoint(1099),
                              "--results-dir", str(tmp_path)], env=lab.env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -205,16 +183,9 @@ def test_ctrl_c_leaves_no_engine_running_a_test(tmp_path, lab):
 
 
 def test_an_unreachable_engine_or_a_missing_keystore_is_one_line_before_any_load(tmp_path, lab):
-    keystore = Path(lab.env["TESTBED_HOME"]) / "rmi_keystore.jks"
-    kept = keystore.read_bytes() if keystore.exists() else None
-    keystore.unlink(missing_ok=True)  # as on a fresh controller
-    try:
-        result = run_testbed(*SMOKE, "--cases", "1", "--engines", lab.endpoint(1119), "--results-dir",
-                             str(tmp_path), env=lab.env)
-    finally:  # the shared engines' keystore, for the module's other runs
-        if kept is not None:
-            keystore.write_bytes(kept)
-            keystore.chmod(0o600)
+    (Path(lab.env["TESTBED_HOME"]) / "rmi_keystore.jks").unlink(missing_ok=True)  # as on a fresh controller
+    result = run_testbed(*SMOKE, "--cases", "1", "--engines", lab.endpoint(1119), "--results-dir",
+                         str(tmp_path), env=lab.env)
     assert result.returncode == 2
     assert result.stderr.startswith("testbed: no RMI keystore at ") and result.stderr.count("\n") == 1
     result = run_testbed(*SMOKE, "--cases", "1", "--engines", lab.endpoint(1119), "--no-ssl",
@@ -227,33 +198,30 @@ def test_an_unreachable_engine_or_a_missing_keystore_is_one_line_before_any_load
 
 
 def test_an_engine_without_ssl_refuses_a_controller_with_ssl_in_one_line(tmp_path, lab):
-    shared_engines(lab, 1109)  # made the keystore the controller then uses
-    start_engine(lab, 1129, "--no-ssl")
-    try:
-        result = run_testbed(*SMOKE, "--cases", "1", "--engines", lab.endpoint(1129), "--results-dir",
-                             str(tmp_path), env=lab.env)
-    finally:
-        lab.engine("stop", "--port", "1129")
+    start_engine(lab, 1109)  # makes the keystore the controller then uses
+    start_engine(lab, 1099, "--no-ssl")
+    result = run_testbed(*SMOKE, "--cases", "1", "--engines", lab.endpoint(1099), "--results-dir",
+                         str(tmp_path), env=lab.env)
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
-    assert line.startswith(f"testbed: engine {lab.endpoint(1129)} refused the test") and "--no-ssl" in line
+    assert line.startswith(f"testbed: engine {lab.endpoint(1099)} refused the test") and "--no-ssl" in line
     assert not any(tmp_path.iterdir())
 
 
 def test_engine_start_status_and_stop(lab):
-    start_engine(lab, 1139)
-    again = lab.engine("start", "--bind", lab.there, "--port", "1139")
-    assert again.returncode == 2 and "already runs for port 1139" in again.stderr
-    status = lab.engine("status", "--port", "1139")
-    assert status.returncode == 0 and f"running on {lab.there}:1139" in status.stdout and "idle" in status.stdout
-    assert lab.engine("stop", "--port", "1139").returncode == 0
-    assert lab.engine("status", "--port", "1139").returncode == 3
-    bad = lab.engine("start", "--bind", "10.0.0.999", "--port", "1139")
+    start_engine(lab, 1099)
+    again = lab.engine("start", "--bind", lab.there, "--port", "1099")
+    assert again.returncode == 2 and "already runs for port 1099" in again.stderr
+    status = lab.engine("status")
+    assert status.returncode == 0 and f"running on {lab.there}:1099" in status.stdout and "idle" in status.stdout
+    assert lab.engine("stop").returncode == 0
+    assert lab.engine("status").returncode == 3
+    bad = lab.engine("start", "--bind", "10.0.0.999")
     assert bad.returncode == 2 and "--bind takes an IP address" in bad.stderr
 
 
 def test_load_sends_one_case_from_an_engine_to_an_app_up_on_the_link(tmp_path, lab):
-    shared_engines(lab, 1099)
+    start_engine(lab, 1099)
     up = run_testbed("up", "--framework", "express", "--bind", lab.here, env=lab.env)
     try:
         assert up.returncode == 0, up.stdout + up.stderr
@@ -275,7 +243,8 @@ def test_load_sends_one_case_from_an_engine_to_an_app_up_on_the_link(tmp_path, l
 def test_the_latency_profile_through_two_engines_sends_each_schedule_as_drawn(tmp_path, lab):
     """Each engine sends every other arrival from half the pool, timed from the measurement's
     shared start: together, the schedule drawn for the measurement, arrival for arrival."""
-    shared_engines(lab, 1099, 1109)
+    start_engine(lab, 1099)
+    start_engine(lab, 1109)
     result = run_testbed("run", "--profile", "latency", "--frameworks", "express", "--apis", "rest", "--cases", "1",
                          "--engines", f"{lab.endpoint(1099)},{lab.endpoint(1109)}", "--results-dir", str(tmp_path),
                          env=lab.env)
@@ -285,7 +254,6 @@ def test_the_latency_profile_through_two_engines_sends_each_schedule_as_drawn(tm
     with open(run / "latency.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 5 * 3  # five rates, three rounds, one framework
-    warmup_ms, window_ms = latency.WARMUP_S * 1000, latency.WINDOW_S * 1000
     for row in rows:
         assert row["validity"] in ("valid", "bound") and int(row["errors"]) == 0, row
         where = (run / "latency" / "express" / "rest" / "case-01" / f"step-{row['step']}"
@@ -295,9 +263,10 @@ def test_the_latency_profile_through_two_engines_sends_each_schedule_as_drawn(tm
         with open(where / "results.jtl", newline="") as f:
             samples = list(csv.DictReader(f))
         assert {s["threadName"].split("-")[0] for s in samples} == {lab.endpoint(1099), lab.endpoint(1109)}
-        t0 = measured["window_ms"][0] - warmup_ms
-        drawn = [t for t in arrivals.offsets(float(row["target_rps"]), warmup_ms + window_ms, measured["schedule_seed"])
-                 if warmup_ms <= t < warmup_ms + window_ms]
+        t0 = measured["window_ms"][0] - latency.WARMUP_S * 1000
+        drawn = [t for t in arrivals.offsets(float(row["target_rps"]), (latency.WARMUP_S + latency.WINDOW_S) * 1000,
+                                             measured["schedule_seed"])
+                 if latency.WARMUP_S * 1000 <= t < (latency.WARMUP_S + latency.WINDOW_S) * 1000]
         sent = sorted(int(s["intended_ms"]) - t0 for s in samples)
         # Every arrival sent was drawn (none twice, none invented); a dropped one was not sent in time.
         assert int(row["scheduled"]) == len(drawn) and not Counter(sent) - Counter(drawn), row

@@ -30,8 +30,10 @@ from benchlib.processes import stop_group
 from collect import arrivals, item_stats
 
 # From launching the controllers to the first measurement: their JVMs start and the plans reach
-# the engines (a few seconds each on a small machine).
-LEAD_S = 15
+# the engines (a few seconds each on a small machine; on a 2-core controller busy with other work,
+# two controllers took over 15 s, their engines began the first measurement 1.0 and 1.9 s late and
+# missed its 1 s window).
+LEAD_S = 25
 # Between two measurements: the last requests in flight end, and the next group starts its threads.
 GAP_S = 3
 CONTROLLER_ENV = {"HEAP": "-Xms256m -Xmx512m"}

@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -235,7 +236,8 @@ class Samplers:
             for kind in sorted(kinds, key=lambda k: k != "top"):
                 own = {"testbed": os.getpid(), **({"samplers": self.procs["top"].pid} if "top" in self.procs else {})} \
                     if kind == "proc" else {}
-                args = ["--t0", f"{self.t0:.6f}", *(f"{r}={p}" for r, p in {**self.targets, **own}.items())]
+                args = ["--t0", f"{self.t0:.6f}", "--parent", str(os.getpid()),
+                        *(f"{r}={p}" for r, p in {**self.targets, **own}.items())]
                 self.procs[kind] = subprocess.Popen(
                     [*base, kind, "--out", str(out_dir / f"{kind}.csv"), *args],
                     stdin=subprocess.DEVNULL, env=env, start_new_session=True)
@@ -262,6 +264,8 @@ def parse_args(argv):
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--t0", type=float, default=None, help="epoch seconds that t_s counts from")
     p.add_argument("--hz", type=float, default=10.0, help="proc sampler rate (default 10)")
+    p.add_argument("--parent", type=int, default=None,
+                   help="the pid that started it: it stops once that is gone (default: its parent now)")
     p.add_argument("targets", nargs="+", metavar="ROLE=PID")
     args = p.parse_args(argv)
     try:
@@ -271,11 +275,24 @@ def parse_args(argv):
     return args
 
 
+def exit_with_parent(parent: int) -> None:
+    """Stops this sampler (as SIGTERM does) once `parent`, the process that started it, is no
+    longer its parent. A Ctrl-C that lands while the run loop is starting the samplers can leave one
+    it never learnt of: it would sample for ever, and hold the run's output open after the run had
+    exited."""
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     t0 = time.time() if args.t0 is None else args.t0
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    exit_with_parent(args.parent or os.getppid())
     with open(args.out, "w", buffering=1 << 16) as out:
         out.write(PROC_HEADER if args.kind == "proc" else TOP_HEADER)
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchlib.processes import command_name, find_named, wait_for_named
+from benchlib.processes import alive, command_name, find_named, wait_for_named
 from collect import item_stats
 from collect.samplers import Samplers, parse_stat, parse_top_line, top_command
 
@@ -163,3 +163,23 @@ def test_a_process_whose_runtime_renamed_its_main_thread_is_found_by_its_program
     finally:
         renamed.kill()
         renamed.wait()
+
+
+def test_a_sampler_whose_starter_is_gone_stops_by_itself(tmp_path):
+    """As when a Ctrl-C lands while the run loop starts the samplers: the one it never learnt of
+    must not sample for ever."""
+    starter = subprocess.run(
+        [sys.executable, "-c", "import os, subprocess, sys\n"
+         "p = subprocess.Popen([sys.executable, '-S', '-m', 'collect.samplers', 'proc', '--out', sys.argv[1],\n"
+         "                      '--parent', str(os.getpid()), f'app={sys.argv[2]}'], start_new_session=True,\n"
+         "                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+         "while not os.path.exists(sys.argv[1]):\n"
+         "    pass\n"
+         "print(p.pid)", str(tmp_path / "proc.csv"), str(os.getpid())],
+        capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, timeout=30)
+    orphan = int(starter.stdout)
+    deadline = time.monotonic() + 20
+    while alive(orphan) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not alive(orphan)
+    assert (tmp_path / "proc.csv").read_text().startswith("t_s,")  # it ran, and flushed as it stopped

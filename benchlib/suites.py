@@ -1,9 +1,13 @@
-"""`./testbed test`: every suite (flake8, pytest, then each implementation's own) against the real
-database, apps and tools, one after another, after setting all of them up."""
+"""`./testbed test`: every suite (flake8, pytest, each implementation's own) against the real
+database, apps and tools, after setting all of them up: side by side, then the tests that need the
+machine to themselves."""
 import os
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
 
 from benchlib import apps, builds, database, jmeter
 from benchlib.console import say
@@ -22,22 +26,40 @@ def suite_env() -> dict:
     return {**os.environ, **extra}
 
 
+PYTEST = "pytest"  # the suite whose output streams while the others run beside it
 # pytest's exit status when options (`-k`) leave one of its two runs nothing to run.
 NO_TESTS_SELECTED = 5
 
 
-def pytest_suites(pytest_args: list[str]) -> list[tuple]:
-    """flake8 first: the Python linter, with the repository's .flake8, over every Python file
-    (seconds; a finding fails it as a failed test does, and the other suites still run). Then
-    pytest twice: its tests spread over the cores (pytest-xdist; a file's tests stay together on
-    one worker, so a module's fixtures are made once), then the tests marked `alone`, which
-    assert on timing or CPU shares and so get the machine to themselves. The slowest tests,
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    command: list[str] | str  # a string runs through the shell (framework.json's `test`)
+    cwd: Path
+    alone: bool = False       # runs after the others, with the machine to itself
+
+    def run(self, env: dict, out=None) -> bool:
+        """Runs it, its output to `out` (default: this process's); whether it passed."""
+        code = subprocess.run(self.command, cwd=self.cwd, env=env, shell=isinstance(self.command, str),
+                              stdout=out, stderr=subprocess.STDOUT if out else None).returncode
+        return code == 0 or (self.name.startswith("pytest") and code == NO_TESTS_SELECTED)
+
+    def heading(self) -> str:
+        command = self.command if isinstance(self.command, str) else " ".join(self.command)
+        return f"\n== {self.name}: {command}"
+
+
+def pytest_suites(pytest_args: list[str]) -> list[Suite]:
+    """flake8: the Python linter, with the repository's .flake8, over every Python file (seconds; a
+    finding fails it as a failed test does). pytest twice: its tests spread over the cores
+    (pytest-xdist; a file's tests stay together on one worker, so a module's fixtures are made
+    once), then the tests marked `alone`, which assert on timing or CPU shares. The slowest tests,
     printed after each, are where the suite's time goes."""
     pytest = [sys.executable, "-m", "pytest", "--durations=20"]
     workers = str(max(2, os.cpu_count() or 1))
-    return [("flake8", [sys.executable, "-m", "flake8"], ROOT),
-            ("pytest", [*pytest, "-n", workers, "--dist", "loadfile", "-m", "not alone", *pytest_args], ROOT),
-            ("pytest, tests alone", [*pytest, "-m", "alone", *pytest_args], ROOT)]
+    return [Suite("flake8", [sys.executable, "-m", "flake8"], ROOT),
+            Suite(PYTEST, [*pytest, "-n", workers, "--dist", "loadfile", "-m", "not alone", *pytest_args], ROOT),
+            Suite("pytest, tests alone", [*pytest, "-m", "alone", *pytest_args], ROOT, alone=True)]
 
 
 def run_all(pytest_args: list[str]) -> int:
@@ -54,15 +76,37 @@ def run_all(pytest_args: list[str]) -> int:
         seed()
         for done in building:
             done.result()  # a failed build stops here, with its one line
-    suites = pytest_suites(pytest_args)
-    suites += [(f["name"], f["test"], f["dir"]) for f in implementations if f.get("test")]
-    failed = []
-    for name, cmd, cwd in suites:
+    suites = pytest_suites(pytest_args) + [Suite(f["name"], f["test"], f["dir"]) for f in implementations
+                                           if f.get("test")]
+    database.start()
+    failed = side_by_side([s for s in suites if not s.alone], env)
+    for suite in (s for s in suites if s.alone):
         database.start()  # a suite that stopped the database and failed must not fail the next one too
-        say(f"\n== {name}: {' '.join(cmd) if isinstance(cmd, list) else cmd}")
-        code = subprocess.run(cmd, cwd=cwd, env=env, shell=isinstance(cmd, str)).returncode
-        if code != 0 and not (name.startswith("pytest") and code == NO_TESTS_SELECTED):
-            failed.append(f"{name} (exit {code})")
+        say(suite.heading())
+        if not suite.run(env):
+            failed.append(suite.name)
     say(f"\ntest: {len(suites) - len(failed)} suites passed, {len(failed)} failed"
         + (f": {', '.join(failed)}" if failed else "."))
     return 1 if failed else 0
+
+
+def side_by_side(suites: list[Suite], env: dict) -> list[str]:
+    """Runs `suites` at once, the names of those that failed. The end-to-end tests leave a third of
+    two cores idle (waiting for apps, engines and windows: 142 % of 200 in a clean-clone run), which
+    the implementations' own suites use. pytest's output streams as it goes; each other suite's is
+    kept and printed whole after it, in order, so no two are interleaved."""
+    streamed = next(s for s in suites if s.name == PYTEST)
+    kept = [s for s in suites if s is not streamed]
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=len(kept) or 1) as pool:
+        outputs = {s.name: open(Path(tmp) / f"{i}.out", "w+") for i, s in enumerate(kept)}
+        running = {s.name: pool.submit(s.run, env, outputs[s.name]) for s in kept}
+        say(streamed.heading())
+        passed = {streamed.name: streamed.run(env)}
+        for suite in kept:
+            passed[suite.name] = running[suite.name].result()
+            say(suite.heading())
+            outputs[suite.name].seek(0)
+            sys.stdout.write(outputs[suite.name].read())
+            outputs[suite.name].close()
+        sys.stdout.flush()
+    return [s.name for s in suites if not passed[s.name]]

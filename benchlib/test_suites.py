@@ -1,22 +1,38 @@
-"""benchlib/suites.py's list of suites: flake8 runs first, over the repository with its .flake8, and
-that config really checks: the default rules at 120 columns, the dependency and output folders
-skipped. flake8 runs on a few files of a temporary tree, so the file takes a second or two."""
+"""benchlib/suites.py's suites: flake8, pytest and the implementations' own side by side, the timing
+tests alone after them. flake8 runs over the repository with its .flake8, and that config really
+checks: the default rules at 120 columns, the dependency and output folders skipped. flake8 runs on
+a few files of a temporary tree, so the file takes a second or two."""
+import os
 import subprocess
 import sys
 
 from benchlib.paths import ROOT
-from benchlib.suites import pytest_suites
+from benchlib.suites import PYTEST, Suite, pytest_suites, side_by_side
 
 CONFIG = ROOT / ".flake8"
 # Folders of dependencies and outputs the config must skip, wherever they sit.
 SKIPPED = ["node_modules", ".testbed", "results", "bin", "obj"]
 
 
-def test_flake8_runs_first_from_the_root_and_pytest_alone_gets_the_extra_arguments():
+def test_flake8_and_pytest_run_beside_the_rest_and_the_timing_tests_alone_with_the_extra_arguments():
     suites = pytest_suites(["-k", "seed"])
-    assert suites[0] == ("flake8", [sys.executable, "-m", "flake8"], ROOT)
-    assert [name for name, _, _ in suites[1:]] == ["pytest", "pytest, tests alone"]
-    assert all(cmd[-2:] == ["-k", "seed"] for _, cmd, _ in suites[1:])
+    assert suites[0] == Suite("flake8", [sys.executable, "-m", "flake8"], ROOT)
+    assert [(s.name, s.alone) for s in suites[1:]] == [("pytest", False), ("pytest, tests alone", True)]
+    assert all(s.command[-2:] == ["-k", "seed"] for s in suites[1:])
+
+
+def test_suites_side_by_side_each_print_their_whole_output_after_pytest_s_and_name_who_failed(capfd):
+    script = "import sys, time; time.sleep(float(sys.argv[1])); print(sys.argv[2]); sys.exit(int(sys.argv[3]))"
+    suites = [Suite("slow", [sys.executable, "-c", script, "0.5", "slow line", "1"], ROOT),
+              Suite(PYTEST, [sys.executable, "-c", script, "0.2", "pytest line", "0"], ROOT),
+              Suite("quick", [sys.executable, "-c", script, "0", "quick line", "0"], ROOT)]
+    assert side_by_side(suites, dict(os.environ)) == ["slow"]
+    out = capfd.readouterr().out
+    # pytest's streams first; the others follow in the listed order, each under its heading.
+    assert [line for line in out.splitlines() if line] == [
+        f"== pytest: {' '.join(suites[1].command)}", "pytest line",
+        f"== slow: {' '.join(suites[0].command)}", "slow line",
+        f"== quick: {' '.join(suites[2].command)}", "quick line"]
 
 
 def test_the_config_finds_unused_imports_and_long_lines_and_skips_dependencies(tmp_path):

@@ -97,7 +97,7 @@ def ceiling_after(run, progress) -> None:
 def ceiling_after_s(run) -> float:
     if run.engines or ceiling.measured(run, run.loadgen, "after"):
         return 0
-    return len(run.thread_counts()) * (probe.PROBE.longest() + 1)
+    return len(run.thread_counts()) * (probe.probe_profile(run.profile).longest() + 1)
 
 
 PHASES = (

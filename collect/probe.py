@@ -14,11 +14,15 @@ from collect import item_stats
 from collect.batch import Batch, Slot
 from collect.profiles import Profile
 
-# Probes need less than an item: the app is warm (it has served the run, or the probe before),
-# and a probe's figure is a rate, not a comparison.
-PROBE = Profile("probe", "short measurements outside the items: ceiling, reference work", iterations=1,
-                rampup_s=0.5, warmup_s=1, duration_s=2, thread_cap=None, restart="run", warmup_cap_s=2,
-                jmeter_env={})
+
+def probe_profile(run_profile: Profile) -> Profile:
+    """The timing of a run's probes (its profile's probe_s). Probes need less than an item: the app
+    is warm (it has served the run, or the probe before), and a probe's figure is a rate, not a
+    comparison."""
+    window = run_profile.probe_s
+    return Profile("probe", "short measurements outside the items: ceiling, reference work", iterations=1,
+                   rampup_s=window / 4, warmup_s=window / 2, duration_s=window, thread_cap=None, restart="run",
+                   warmup_cap_s=window, jmeter_env={})
 
 
 @dataclass
@@ -39,8 +43,9 @@ class Figures:
         return round(cpu / 100 * window * 1000 / n, 4) if cpu is not None and n and window else None
 
 
-def measure(run, folder: Path, slots: list[Slot], loadgen: str, profile: Profile = PROBE) -> list[Figures]:
+def measure(run, folder: Path, slots: list[Slot], loadgen: str) -> list[Figures]:
     """Measures `slots` (their apps must be running) as one batch of `loadgen` into `folder`."""
+    profile = probe_profile(run.profile)
     batch = Batch(folder, slots, time.time(), loadgen=loadgen)
     try:
         batches.start(batch, apps.host(), profile, run.jmeter, run.sampled(), run.cpus.get("loadgen"))

@@ -30,6 +30,10 @@ class Profile:
     # After the rounds (collect/latency.py): the open-model latency pass at fixed fractions of
     # each cell's capacity, which the rounds measured.
     latency: bool = False
+    # The probes outside the items (the reference work, the load generator's ceiling:
+    # collect/probe.py) measure for this long, after a ramp-up of a quarter and a warm-up of half
+    # of it (the warm-up going on, up to the window's length, until every connection has answered).
+    probe_s: float = 2
 
     @property
     def paired(self) -> bool:
@@ -85,6 +89,8 @@ PROFILES = {
     "smoke": Profile(
         "smoke", "every framework x API x case once, tiny loads: proves the pipeline end to end (CI)",
         iterations=1, rampup_s=0, warmup_s=0, duration_s=1, thread_cap=10, restart="run",
+        # Probes as short as its items: a smoke run's ceiling and reference figures only have to exist.
+        probe_s=1,
         # The memory pass restarts an app per (arm, API, case): on three cases, as the cross-check,
         # it still proves the pass and costs a sixth of the suite's time it took on all 18.
         crosscheck=True, memory_s=1, memory_cases=(1, 13, 18),

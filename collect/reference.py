@@ -29,9 +29,9 @@ from collect import probe
 from collect.batch import Slot
 
 REFERENCE_CONNECTIONS = 100
-# Each statement shape is sent for this long: enough queries that the server's CPU time, counted in
-# ticks of 10 ms, is known to a few per cent.
-DB_SECONDS = 1.5
+# Each statement shape is sent for this share of the run's probe window (1.5 s of the default 2 s):
+# enough queries that the server's CPU time, counted in ticks of 10 ms, is known to a few per cent.
+DB_SHARE_OF_PROBE = 0.75
 # The contract's SQL shapes (contract/openapi.yaml; each app's data layer sends these, contract/statements.py
 # counts them), here only to time the database on this machine, not to measure any framework.
 COMMENT = "comment_id, thread_id, user_id, body, datemade, datelastupdated"
@@ -118,8 +118,9 @@ def cell(request: str, f: probe.Figures) -> dict:
 
 
 def database_work(run) -> dict:
-    """The managed server's CPU per query for each statement shape: queries for DB_SECONDS from one
-    connection (the apps' read-only account), the server's utime + stime before and after."""
+    """The managed server's CPU per query for each statement shape: queries for DB_SHARE_OF_PROBE of
+    the probe window from one connection (the apps' read-only account), the server's utime + stime
+    before and after."""
     db = run.db
     pid = managed_db.server_pid() if db.managed else None
     if not pid:
@@ -130,13 +131,13 @@ def database_work(run) -> dict:
     rng = random.Random(1)
     conn = pymysql.connect(host=db.host, port=db.port, user=db.api_user, password=db.api_password,
                            database=db.name, autocommit=True)
-    shapes = {}
+    shapes, seconds = {}, DB_SHARE_OF_PROBE * run.profile.probe_s
     try:
         with conn.cursor() as cursor:
             for name, (sql, kind) in STATEMENTS.items():
                 cursor.execute(sql, (ids[kind][0],) if kind else None)  # a first, uncounted run
                 cpu0, t0, n = cpu_seconds(pid), time.monotonic(), 0
-                while time.monotonic() - t0 < DB_SECONDS:
+                while time.monotonic() - t0 < seconds:
                     cursor.execute(sql, (rng.choice(ids[kind]),) if kind else None)
                     cursor.fetchall()
                     n += 1
@@ -146,7 +147,7 @@ def database_work(run) -> dict:
     finally:
         conn.close()
     return {"measured": True, "client": "one connection, this machine, the apps' read-only account (PyMySQL)",
-            "shapes": shapes}
+            "seconds_per_shape": seconds, "shapes": shapes}
 
 
 def read_ids(path: Path) -> list[str]:

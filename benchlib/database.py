@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from benchlib.console import fail, say
 from benchlib.net import port_free
 from benchlib.packages import ensure_debian
-from benchlib.paths import LOGS, MANAGED_DB_PORT, ROOT, STATE, shown
+from benchlib.paths import LOGS, MANAGED_DB_PORT, ROOT, TESTBED_HOME, shown
 from benchlib.processes import alive, command_name
 
-DATA = STATE / "mysql"
+DATA = TESTBED_HOME / "mysql"
 DATADIR = DATA / "data"
 SOCKET = DATA / "mysqld.sock"
 PIDFILE = DATA / "mysqld.pid"
@@ -169,7 +169,7 @@ def start() -> Database:
          f"--port={db.port}", f"--socket={SOCKET}", f"--pid-file={PIDFILE}",
          f"--log-error={log}", *user],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True, cwd=STATE)
+        start_new_session=True, cwd=TESTBED_HOME)
     # A long-lived caller (./testbed test) stays the server's parent: reap it when it exits, or it
     # lingers as a zombie. A short-lived caller's thread ends with it and init adopts the server.
     threading.Thread(target=server.wait, daemon=True).start()

@@ -24,12 +24,12 @@ from pathlib import Path
 from benchlib.console import fail, say
 from benchlib.files import write_json
 from benchlib.jmeter import PROPERTIES
-from benchlib.paths import STATE, shown
+from benchlib.paths import TESTBED_HOME, shown
 from benchlib.processes import alive, stop_group
 
 DEFAULT_PORT = 1099
-FOLDERS = STATE / "engines"
-KEYSTORE = STATE / "rmi_keystore.jks"
+FOLDERS = TESTBED_HOME / "engines"
+KEYSTORE = TESTBED_HOME / "rmi_keystore.jks"
 # JMeter's recipe (bin/create-rmi-keystore.sh): an RSA key under the alias `rmi`, valid 7 days,
 # and its default password; the file itself is the secret, so it never leaves the lab's machines.
 KEYSTORE_DAYS = 7

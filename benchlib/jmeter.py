@@ -13,7 +13,7 @@ from pathlib import Path
 
 from benchlib.cases import check_api, find_case
 from benchlib.console import fail, say
-from benchlib.paths import PLANS, ROOT, STATE
+from benchlib.paths import PLANS, ROOT, TESTBED_HOME
 from benchlib.jtl import WARMUP_PREFIX
 
 PROPERTIES = PLANS / "testbed.properties"
@@ -27,7 +27,7 @@ ARCHIVE_URL = f"https://archive.apache.org/dist/jmeter/binaries/apache-jmeter-{V
 # Apache's published apache-jmeter-5.6.3.tgz.sha512 (same URL + ".sha512").
 ARCHIVE_SHA512 = ("5978a1a35edb5a7d428e270564ff49d2b1b257a65e17a759d259a9283fc17093"
                   "e522fe46f474a043864aea6910683486340706d745fcdf3db1505fd71e689083")
-DOWNLOADED = STATE / "tools" / f"apache-jmeter-{VERSION}"
+DOWNLOADED = TESTBED_HOME / "tools" / f"apache-jmeter-{VERSION}"
 # A JMeter 5.6.3 unpacked in a `shared/tools/` folder beside the clone, where the project's own
 # machines keep one; users never need it (find_jmeter downloads JMeter when none is found).
 SHARED = ROOT.parent / "shared" / "tools" / f"apache-jmeter-{VERSION}"

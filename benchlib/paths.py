@@ -5,10 +5,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # Overridable so tests can run a second, isolated managed server beside the shared one.
-STATE = Path(os.environ.get("TESTBED_HOME") or ROOT / ".testbed").resolve()
-LOGS = STATE / "logs"
-IDS = STATE / "ids"
-PIDS = STATE / "run"       # pid files of the apps `./testbed up` started
+TESTBED_HOME = Path(os.environ.get("TESTBED_HOME") or ROOT / ".testbed").resolve()
+LOGS = TESTBED_HOME / "logs"
+IDS = TESTBED_HOME / "ids"
+PIDS = TESTBED_HOME / "run"  # pid files of the apps `./testbed up` started
 # Build stamps and locks stay beside the builds they describe, whatever TESTBED_HOME says: every
 # testbed home runs the apps from the same folders, so an isolated one (the tests') that kept its
 # own stamps rebuilt them, and `npm ci` emptied node_modules under another home's running app.

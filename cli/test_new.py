@@ -11,7 +11,7 @@ import pytest
 
 from benchlib import apps
 from benchlib.database import database
-from benchlib.paths import ROOT, STATE
+from benchlib.paths import ROOT, TESTBED_HOME
 from scaffold.make import TEMPLATE, manifest, sources
 from contract.test_verify import table
 from contract.verify import ROUTES
@@ -34,7 +34,7 @@ def run_testbed(root, *args) -> subprocess.CompletedProcess:
     # The copy's commands use this testbed's state: its database, data set and id files. Run
     # from the copy: `python -m cli` puts the working directory first on the import path.
     return subprocess.run([str(root / "testbed"), *args], cwd=root, capture_output=True,
-                          text=True, timeout=900, env={**os.environ, "TESTBED_HOME": str(STATE)})
+                          text=True, timeout=900, env={**os.environ, "TESTBED_HOME": str(TESTBED_HOME)})
 
 
 def entries(root) -> set[str]:

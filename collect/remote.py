@@ -25,7 +25,7 @@ from benchlib.console import fail, say
 from benchlib.engines import Endpoint
 from benchlib.jmeter import PROPERTIES, jmeter_version
 from benchlib.jtl import WARMUP_PREFIX
-from benchlib.paths import IDS, STATE, shown
+from benchlib.paths import IDS, TESTBED_HOME, shown
 from benchlib.processes import stop_group
 from collect import arrivals, item_stats
 
@@ -366,7 +366,7 @@ def connect(endpoints: list[Endpoint], ssl: bool, bind: str | None, launcher: st
     """Checks every engine before any load: reachable, willing, same JMeter and Java. One line
     for the first that is not; their facts otherwise. The probes' files stay under
     .testbed/engines/probes/."""
-    folder = STATE / "engines" / "probes" / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
+    folder = TESTBED_HOME / "engines" / "probes" / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     if ssl:
         engine_lib.require_keystore()
     address = bind or engine_lib.reaching_address(endpoints[0].host)

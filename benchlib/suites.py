@@ -1,19 +1,23 @@
 """`./testbed test`: every suite (flake8, pytest, each implementation's own) against the real
-database, apps and tools, after setting all of them up: side by side, then the tests that need the
-machine to themselves."""
+database, apps and tools, after setting all of them up: side by side (each implementation's suite
+on a managed server of its own), then the tests that need the machine to themselves."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import apps, builds, database, jmeter
-from benchlib.console import say
+from benchlib.console import UserError, say
 from benchlib.dataset import seed
+from benchlib.isolated import IsolatedTestbed
+from benchlib.net import free_port
 from benchlib.packages import DEBIAN, NODE_PROJECTS, ensure_debian, ensure_npm
-from benchlib.paths import IDS, ROOT
+from benchlib.paths import IDS, ROOT, TESTBED_HOME
 
 
 def suite_env() -> dict:
@@ -37,9 +41,23 @@ class Suite:
     command: list[str] | str  # a string runs through the shell (framework.json's `test`)
     cwd: Path
     alone: bool = False       # runs after the others, with the machine to itself
+    # Its own managed server: the implementations' suites stop theirs to test the 503 of an outage
+    # (which, on the shared one, failed the suites and pytest tests beside them).
+    own_database: bool = False
 
     def run(self, env: dict, out=None) -> bool:
-        """Runs it, its output to `out` (default: this process's); whether it passed."""
+        """Runs it, on its own database if it has one, its output to `out` (default: this
+        process's); whether it passed."""
+        if not (self.own_database and env.get("TESTBED_DB_MANAGED") == "1"):
+            return self.execute(env, out)
+        try:
+            with private_database(self.name, env) as own:
+                return self.execute(own, out)
+        except UserError as e:
+            print(f"testbed: {e}", file=out or sys.stdout, flush=True)
+            return False
+
+    def execute(self, env: dict, out=None) -> bool:
         code = subprocess.run(self.command, cwd=self.cwd, env=env, shell=isinstance(self.command, str),
                               stdout=out, stderr=subprocess.STDOUT if out else None).returncode
         return code == 0 or (self.name.startswith("pytest") and code == NO_TESTS_SELECTED)
@@ -47,6 +65,26 @@ class Suite:
     def heading(self) -> str:
         command = self.command if isinstance(self.command, str) else " ".join(self.command)
         return f"\n== {self.name}: {command}"
+
+
+@contextmanager
+def private_database(name: str, env: dict):
+    """`env` with a managed server of its own, started and seeded as the shared one, on a free
+    port (an external server is left as it is: the outage tests skip it); stopped afterwards."""
+    testbed = IsolatedTestbed(TESTBED_HOME / "suites" / name, free_port())
+    shutil.rmtree(testbed.home, ignore_errors=True)
+    testbed.home.mkdir(parents=True)
+    try:
+        for step in (("db", "start"), ("seed",)):
+            done = testbed.run(*step)
+            if done.returncode != 0:
+                raise UserError(f"the {name} suite's own database: ./testbed {' '.join(step)} failed: "
+                                f"{(done.stderr or done.stdout).strip()}")
+        yield {**env, "TESTBED_HOME": str(testbed.home), "TESTBED_DB_PORT": str(testbed.port),
+               "DB_PORT": str(testbed.port)}
+    finally:
+        testbed.run("db", "stop")
+        shutil.rmtree(testbed.home / "mysql", ignore_errors=True)  # its logs stay
 
 
 def pytest_suites(pytest_args: list[str]) -> list[Suite]:
@@ -76,8 +114,8 @@ def run_all(pytest_args: list[str]) -> int:
         seed()
         for done in building:
             done.result()  # a failed build stops here, with its one line
-    suites = pytest_suites(pytest_args) + [Suite(f["name"], f["test"], f["dir"]) for f in implementations
-                                           if f.get("test")]
+    suites = pytest_suites(pytest_args) + [Suite(f["name"], f["test"], f["dir"], own_database=True)
+                                           for f in implementations if f.get("test")]
     database.start()
     failed = side_by_side([s for s in suites if not s.alone], env)
     for suite in (s for s in suites if s.alone):

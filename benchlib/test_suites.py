@@ -5,8 +5,9 @@ a few files of a temporary tree, so the file takes a second or two."""
 import os
 import subprocess
 import sys
+from pathlib import Path
 
-from benchlib.paths import ROOT
+from benchlib.paths import ROOT, TESTBED_HOME
 from benchlib.suites import PYTEST, Suite, pytest_suites, side_by_side
 
 CONFIG = ROOT / ".flake8"
@@ -50,3 +51,17 @@ def test_the_config_finds_unused_imports_and_long_lines_and_skips_dependencies(t
     assert sorted(found.stdout.splitlines()) == [
         "./pkg/long.py:2:121: E501 line too long (121 > 120 characters)",
         "./pkg/unused.py:1:1: F401 'os' imported but unused"]
+
+
+def test_an_implementation_s_suite_stops_its_own_database_and_not_the_one_pytest_uses(tmp_path, forum):
+    # As the aspnet and Node suites' outage tests do, beside pytest's tests on the shared server.
+    seen = tmp_path / "seen"
+    suite = Suite("outage", f'echo "$TESTBED_HOME $DB_PORT" > {seen} && ./testbed db stop', ROOT, own_database=True)
+    env = {**os.environ, "TESTBED_DB_MANAGED": "1"}
+    assert suite.run(env)
+    home, port = seen.read_text().split()
+    assert Path(home) == TESTBED_HOME / "suites" / "outage" and int(port) != forum.port
+    forum.ping(reconnect=False)  # the shared server still answers
+    stopped = subprocess.run([str(ROOT / "testbed"), "db", "status"], env={**env, "TESTBED_HOME": home,
+                             "TESTBED_DB_PORT": port}, capture_output=True, text=True, timeout=60)
+    assert stopped.returncode == 3 and stopped.stdout.startswith("db: stopped"), stopped.stdout

@@ -10,21 +10,12 @@ import math
 
 import pandas as pd
 
-from analysis.load import ResultFileError, Run, load_run_json
+from analysis.load import RUN_JSON, ResultFileError, Run
 from analysis.records import Engine
 
 SATURATED_SHARE = 0.9  # an engine at or above 90 % of its cores is saturated (as the run flags it)
 COLUMNS = ["endpoint", "host", "jmeter", "java", "cores", "ssl", "items", "cpu_mean_median_pct_of_cores",
            "cpu_mean_max_pct_of_cores", "cpu_peak_max_pct_of_cores", "saturated_items", "threads", "samples"]
-
-
-def number(value, path, what: str) -> float:
-    """A figure of an item's engine entry; null (a failed item) is NaN."""
-    if value is None:
-        return math.nan
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ResultFileError(path, f"{what} must be a number or null, not {value!r}")
-    return float(value)
 
 
 def item_figures(run: Run) -> pd.DataFrame:
@@ -35,23 +26,17 @@ def item_figures(run: Run) -> pd.DataFrame:
     cores = {e.endpoint: e.cores for e in run.manifest.engines}
     records = []
     for row in run.summary.itertuples(index=False):
-        path = run.cell_dir(row.framework, row.api, row.case, row.iteration) / "run.json"
-        entries = load_run_json(path).get("engines")
-        if entries is None:
-            continue
-        if not isinstance(entries, list) or not all(isinstance(e, dict) and e.get("endpoint") for e in entries):
-            raise ResultFileError(path, "engines must be a list of objects with an endpoint")
-        for e in entries:
-            mean = number(e.get("cpu_mean_pct"), path, "cpu_mean_pct")
-            if math.isnan(mean):
+        item = run.item(row.framework, row.api, row.case, row.iteration)
+        for e in item.engines or ():
+            if math.isnan(e.cpu_mean_pct):
                 continue
-            n = number(e.get("cores", cores.get(e["endpoint"])), path, "cores")
-            if not n > 0:
-                raise ResultFileError(path, f"engine {e['endpoint']}: cores must be a positive number")
-            records.append({"endpoint": e["endpoint"], "threads": number(e.get("threads"), path, "threads"),
-                            "samples": number(e.get("samples"), path, "samples"),
-                            "cpu_mean": mean / n, "cpu_peak": number(e.get("cpu_peak_pct"), path, "cpu_peak_pct") / n,
-                            "saturated": e.get("saturated") is True})
+            n = e.cores if e.cores is not None else cores.get(e.endpoint)
+            if not (isinstance(n, (int, float)) and n > 0):
+                path = run.cell_dir(row.framework, row.api, row.case, row.iteration) / RUN_JSON
+                raise ResultFileError(path, f"engine {e.endpoint}: cores must be a positive number")
+            records.append({"endpoint": e.endpoint, "threads": e.threads, "samples": e.samples,
+                            "cpu_mean": e.cpu_mean_pct / n, "cpu_peak": e.cpu_peak_pct / n,
+                            "saturated": e.saturated})
     return pd.DataFrame.from_records(
         records, columns=["endpoint", "threads", "samples", "cpu_mean", "cpu_peak", "saturated"])
 

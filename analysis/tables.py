@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis.load import Run, load_run_json
+from analysis.load import Run
 from analysis.metrics import METRICS, StudyTable, ordered_frameworks
 from analysis.paired import paired
 from analysis.stats import compare, interval, ratio_of_means
@@ -182,8 +182,7 @@ def problems(run: Run) -> pd.DataFrame:
     for _, row in bad.iterrows():
         reason = ""
         if row["status"] != "ok":
-            path = run.cell_dir(row["framework"], row["api"], row["case"], row["iteration"]) / "run.json"
-            reason = load_run_json(path).get("reason") or ""
+            reason = run.item(row["framework"], row["api"], row["case"], row["iteration"]).reason
         records.append({"framework": row["framework"], "api": row["api"], "case": row["case"],
                         "iteration": row["iteration"], "status": row["status"],
                         "flags": row["flags"], "reason": reason})

@@ -118,7 +118,7 @@ def label(api, key, rows) -> str:
     return ep["label"].replace("{rows}", rows)
 
 
-def sampler(api, key, rows, port=None):
+def sampler(api, key, rows, port=None, host=None):
     method, path, body = request(api, key, rows)
     if body is None:
         args = arguments("HTTPsampler.Arguments", {})
@@ -133,7 +133,8 @@ def sampler(api, key, rows, port=None):
     http = element(
         "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}" + label(api, key, rows),
         *([prop("boolProp", "HTTPSampler.postBodyRaw", True)] if body else []),
-        args, *([prop("stringProp", "HTTPSampler.port", port)] if port else []),
+        args, *([prop("stringProp", "HTTPSampler.domain", host)] if host else []),
+        *([prop("stringProp", "HTTPSampler.port", port)] if port else []),
         prop("stringProp", "HTTPSampler.path", path), prop("stringProp", "HTTPSampler.method", method),
         prop("boolProp", "HTTPSampler.follow_redirects", False),
         prop("boolProp", "HTTPSampler.auto_redirects", False),
@@ -196,11 +197,12 @@ def json_check(api, key, rows):
 CEILING_PATH = "/testbed-ceiling"
 
 
-def ceiling_request(port):
+def ceiling_request(host, port):
     """GET CEILING_PATH, asserted 404: the cheapest request an app answers."""
     http = element(
         "HTTPSamplerProxy", "HttpTestSampleGui", "${PHASE}GET " + CEILING_PATH, arguments("HTTPsampler.Arguments", {}),
-        prop("stringProp", "HTTPSampler.port", port), prop("stringProp", "HTTPSampler.path", CEILING_PATH),
+        prop("stringProp", "HTTPSampler.domain", host), prop("stringProp", "HTTPSampler.port", port),
+        prop("stringProp", "HTTPSampler.path", CEILING_PATH),
         prop("stringProp", "HTTPSampler.method", "GET"), prop("boolProp", "HTTPSampler.follow_redirects", False),
         prop("boolProp", "HTTPSampler.auto_redirects", False), prop("boolProp", "HTTPSampler.use_keepalive", True),
         prop("boolProp", "HTTPSampler.DO_MULTIPART_POST", False))
@@ -425,23 +427,25 @@ def debug_sample(name: str, script, jtl):
     return sample, tree((script, None), (result_file(jtl), None))
 
 
-def measurement_group(n: int, api: str, case: dict, port: int, threads: int, warmup_s: float,
-                      duration_s: float, jtl, ids_dir, plan_key: str = "testbed.", start_ms: int | None = None,
-                      engine_jtl=None, window_file=None, request=None, rampup_s: float = 0,
+def measurement_group(n: int, api: str, case: dict, host: str, port: int, threads: int,
+                      warmup_s: float, duration_s: float, jtl, ids_dir, plan_key: str = "testbed.",
+                      start_ms: int | None = None, engine_jtl=None, window_file=None, request=None, rampup_s: float = 0,
                       warmup_cap_s: float | None = None):
     """Measurement n of a batch: `threads` clients, started over `rampup_s`, that send requests
     back to back through the warm-up (which counts from the last one's start) and the measured
     window, and stop when it ends (each after its request in flight). Samples started in the
-    warm-up are labelled `warmup …`. On a remote engine (`start_ms`), the window starts at that
-    time and the engine reports its CPU to `engine_jtl`. `request`: an (HTTP sampler, its checks)
-    pair to send instead of the case's own."""
+    warm-up are labelled `warmup …`. `host` and `port`: where its app is reached, each
+    measurement's own (the Docker runner's apps run on hosts of their own). On a remote engine
+    (`start_ms`), the window starts at that time and the engine reports its CPU to `engine_jtl`.
+    `request`: an (HTTP sampler, its checks) pair to send instead of the case's own."""
     key = f"{plan_key}{n}."
     phase = f"${{__P({key}phase,warmup)}}"
     rampup = 0 if start_ms is not None else rampup_s
     group = looping_group(f"measurement {n}", str(threads), f"{rampup:g}",
                           str(round(rampup + max(warmup_s, warmup_cap_s or 0) + duration_s) + GROUP_BACKSTOP_S))
     wait = element("OnceOnlyController", "OnceOnlyControllerGui", "first iteration only")
-    http, checks = request or sampler(api, endpoint_key(case["rows"], case["joins"]), str(case["rows"]), str(port))
+    http, checks = request or sampler(api, endpoint_key(case["rows"], case["joins"]), str(case["rows"]), str(port),
+                                      host)
     ended = [(stop_thread("stop this thread"), None)]
     if start_ms is not None:
         ended.insert(0, engine_report(key, engine_jtl))
@@ -496,13 +500,13 @@ requests back to back: a warm-up (samples labelled 'warmup ...'), then the measu
 response is asserted: status 200 and a body of the expected shape, row count and join."""
 
 
-def batch_plan(title: str, host: str, measurements: list[dict], files: dict[str, str] | None = None) -> str:
-    """The plan of one batch against `host`; each measurement is a dict of measurement_group's
-    arguments but n. With `files` (file name -> text), as on a remote engine, a setUp group first
+def batch_plan(title: str, measurements: list[dict], files: dict[str, str] | None = None) -> str:
+    """The plan of one batch; each measurement is a dict of measurement_group's arguments but n,
+    its host and port among them. With `files` (file name -> text), as on a remote engine, a setUp group first
     writes the id files there."""
     groups = [measurement_group(n, **m) for n, m in enumerate(measurements, start=1)]
     setup = [write_files(files)] if files else []
-    return test_plan(title, BATCH_COMMENTS, {"HOST": host, **BATCH_VARIABLES}, [], setup + groups, serialize=True)
+    return test_plan(title, BATCH_COMMENTS, BATCH_VARIABLES, [], setup + groups, serialize=True)
 
 
 # The open model (collect/latency.py): arrivals at intended times drawn in Python, sent by a fixed

@@ -1,12 +1,20 @@
-"""The apps a run measures: each started when a phase first needs it, on the app cores of the run's
-layout, restarted when it has exited, or afresh when a phase wants a fresh process (the study's
-protocol, the memory pass). What each running app reports it loaded goes to the run's manifest."""
+"""The apps a run measures, as a pool the run loop asks for them:
+
+- AppPool, the run's own apps: each started when a phase first needs it, on the app cores of the
+  run's layout, restarted when it has exited, or afresh when a phase wants a fresh process (the
+  study's protocol, the memory pass). What each running app reports it loaded goes to the run's
+  manifest.
+- ExternalApps, apps something else runs (the Docker runner's containers): each framework at a
+  host and port of its own, never started, restarted or stopped here, only checked to answer.
+"""
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from benchlib import apps
 from benchlib.console import UserError
+from benchlib.net import http_status
 from benchlib.processes import stop_group
 from collect import pinning
 from collect.item import RunningApp, log_tail, sampled_pid
@@ -20,6 +28,10 @@ class AppFailed(Exception):
 
 
 class AppPool:
+    # The apps are this run's: phases may start them afresh and sample their CPU and memory.
+    ours = True
+    sampler_kinds = ("proc", "top")
+
     def __init__(self, frameworks: dict[str, dict], logs: Path, cores: Callable[[], list[int] | None],
                  on_loaded: Callable[[str, dict | None], None]):
         """`cores`: the app cores of the layout when an app starts (the layout is chosen after the
@@ -33,6 +45,10 @@ class AppPool:
 
     def serves(self, item: dict) -> bool:
         return item["api"] in apps.served_apis(self.frameworks[item["framework"]])
+
+    def address(self, name: str) -> tuple[str, int]:
+        """Where `name` is reached: host and port."""
+        return apps.host(), apps.port(self.frameworks[name])
 
     def ensure(self, name: str) -> None:
         """`name` running: started if it is not, or has exited."""
@@ -82,4 +98,65 @@ class AppPool:
             code = self.running[name].proc.poll()
             if code is not None:
                 return name, code
+        return None
+
+
+@dataclass(frozen=True)
+class Target:
+    """A framework something else runs, where it is reached and the APIs it serves."""
+    framework: str
+    host: str
+    port: int
+    apis: tuple[str, ...]
+
+
+# Every framework.json's readiness_path (docker/test_compose.py checks that they agree): the
+# containers hold no framework.json to read it from.
+READINESS_PATH = "/healthz"
+
+
+class ExternalApps:
+    """The apps of `targets`, run by something else: nothing to start, restart or stop, and no
+    process of ours to sample (`running` stays empty, so the samplers watch the load generator
+    alone). Starting one only checks that it answers its readiness path."""
+    ours = False
+    # top would watch the load generator alone, which the proc sampler does more precisely (and the
+    # Docker runner's image has no top).
+    sampler_kinds = ("proc",)
+
+    def __init__(self, targets: dict[str, Target]):
+        self.targets = targets
+        self.running: dict[str, RunningApp] = {}
+        self.loaded: dict[str, dict | None] = {}
+
+    def serves(self, item: dict) -> bool:
+        return item["api"] in self.targets[item["framework"]].apis
+
+    def address(self, name: str) -> tuple[str, int]:
+        return self.targets[name].host, self.targets[name].port
+
+    def ensure(self, name: str) -> None:
+        """`name` answers its readiness path with 200, or AppFailed says what it did instead."""
+        target = self.targets[name]
+        url = f"http://{target.host}:{target.port}{READINESS_PATH}"
+        status = http_status(url, timeout=5)
+        if status != 200:
+            raise AppFailed(f"{name} is not answering {url} ("
+                            + ("no answer" if status is None else f"HTTP {status}")
+                            + "); it runs elsewhere (TARGETS): start it there", "")
+
+    def start(self, names: list[str]) -> None:
+        """Not ours to start: checks that each answers."""
+        for name in names:
+            self.ensure(name)
+
+    def restart(self, names: list[str]) -> None:
+        """Not ours to restart: checks that each answers."""
+        self.start(names)
+
+    def stop_all(self) -> None:
+        """Not ours to stop."""
+
+    def exited(self, names) -> tuple[str, int] | None:
+        """No process of ours to have exited; one that stops answering fails its requests."""
         return None

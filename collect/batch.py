@@ -36,8 +36,11 @@ LOADGENS = ("wrk", "jmeter")
 
 @dataclass
 class Slot:
-    """One measurement of a batch: the item, and the port of the app that serves it."""
+    """One measurement of a batch: the item, and where the app that serves it is reached (its
+    pool's address for it: this machine's for the run's own apps, a target's own host for apps
+    something else runs)."""
     item: dict
+    host: str
     port: int
     ceiling: bool = False  # send plans.CEILING_PATH (answered 404) instead of the item's case
 
@@ -62,6 +65,7 @@ class Batch:
     checked: float = 0.0  # when the engines were last seen answering (time.monotonic)
     warmup_s: float = 0.0
     duration_s: float = 0.0
+    ids: Path = IDS  # the seeder's id files, which the requests take their ids from
 
     def jtl(self, index: int) -> Path:
         return self.folder / f"measurement-{index + 1:03d}.jtl"
@@ -153,22 +157,22 @@ def new_folder(run_dir: Path, parent: Path | None = None) -> Path:
 
 
 def measurements(batch: Batch, profile: Profile) -> list[dict]:
-    return [{"api": s.item["api"], "case": s.item, "port": s.port,
+    return [{"api": s.item["api"], "case": s.item, "host": s.host, "port": s.port,
              "threads": profile.threads(s.item["requests"]), "warmup_s": profile.warmup_s,
-             "duration_s": profile.duration_s, "jtl": batch.jtl(i), "ids_dir": IDS,
+             "duration_s": profile.duration_s, "jtl": batch.jtl(i), "ids_dir": batch.ids,
              "window_file": batch.window_file(i),
-             "request": plans.ceiling_request(str(s.port)) if s.ceiling else None, "rampup_s": profile.rampup_s,
+             "request": plans.ceiling_request(s.host, str(s.port)) if s.ceiling else None, "rampup_s": profile.rampup_s,
              "warmup_cap_s": profile.warmup_cap_s}
             for i, s in enumerate(batch.slots)]
 
 
-def write_plan(batch: Batch, host: str, profile: Profile) -> Path:
+def write_plan(batch: Batch, profile: Profile) -> Path:
     path = batch.folder / "plan.jmx"
-    path.write_text(plans.batch_plan(f"batch {batch.folder.name}", host, measurements(batch, profile)))
+    path.write_text(plans.batch_plan(f"batch {batch.folder.name}", measurements(batch, profile)))
     return path
 
 
-def write_wrk_plan(batch: Batch, host: str, profile: Profile) -> Path:
+def write_wrk_plan(batch: Batch, profile: Profile) -> Path:
     """collect/wrk_batch.py's plan: per measurement, what wrk_measure.lua sends and checks, and
     the same ramp-up, warm-up rule and window as the JMeter plan's."""
     def ms(seconds):
@@ -183,9 +187,9 @@ def write_wrk_plan(batch: Batch, host: str, profile: Profile) -> Path:
             key = plans.endpoint_key(s.item["rows"], s.item["joins"])
             method, path, body = plans.request(s.item["api"], key, str(s.item["rows"]))
             check, status, label = key, 200, plans.label(s.item["api"], key, str(s.item["rows"]))
-            ids = IDS / ("user_ids.csv" if key.startswith("user-") else "comment_ids.csv")
+            ids = batch.ids / ("user_ids.csv" if key.startswith("user-") else "comment_ids.csv")
         entries.append({
-            "label": label, "url": f"http://{host}:{s.port}", "connections": threads,
+            "label": label, "url": f"http://{s.host}:{s.port}", "connections": threads,
             "longest_s": profile.longest(), "window": str(batch.window_file(i)), "jtl": str(batch.jtl(i)),
             "env": {"WRK_IDS": str(ids), "WRK_METHOD": method, "WRK_PATH": path, "WRK_BODY": body or "-",
                     "WRK_API": s.item["api"], "WRK_CHECK": check, "WRK_ROWS": str(s.item["rows"]),
@@ -198,25 +202,29 @@ def write_wrk_plan(batch: Batch, host: str, profile: Profile) -> Path:
     return path
 
 
-def start(batch: Batch, host: str, profile: Profile, launcher: str, targets: dict[str, int],
+def jmeter_command(launcher: str, plan: Path, log: Path, properties: dict | None = None) -> list[str]:
+    """JMeter's argv for a batch's plan: `properties` (-J) beyond testbed.properties."""
+    return [launcher, "-n", "-t", str(plan), "-q", str(PROPERTIES), "-j", str(log),
+            *(f"-J{k}={v}" for k, v in (properties or {}).items())]
+
+
+def start(batch: Batch, profile: Profile, launcher: str, targets: dict[str, int],
           loadgen_cpus, engines: "remote.Engines | None" = None, plan: Path | None = None,
-          properties: dict | None = None) -> None:
+          properties: dict | None = None, sampler_kinds: tuple[str, ...] = ("proc", "top")) -> None:
     """The load generator on the batch's plan (in its own session, so a Ctrl-C reaches the run
-    engine alone, which stops it), then the samplers on `targets` (role -> pid) and the load
-    generator. JMeter: `launcher` is its launcher; `plan` one written already (collect/latency.py)
-    instead of the closed-model plan of the batch's slots; `properties` JMeter properties (-J)
-    beyond testbed.properties. wrk: collect/wrk_batch.py runs the slots."""
+    engine alone, which stops it), then the samplers (`sampler_kinds`) on `targets` (role -> pid)
+    and the load generator. JMeter: `launcher` is its launcher; `plan` one written already
+    (collect/latency.py) instead of the closed-model plan of the batch's slots; `properties` JMeter
+    properties (-J) beyond testbed.properties. wrk: collect/wrk_batch.py runs the slots."""
     if engines:
-        start_remote(batch, host, profile, launcher, targets, engines)
+        start_remote(batch, profile, launcher, targets, engines)
         return
     batch.warmup_s, batch.duration_s = profile.warmup_s, profile.duration_s
     if batch.loadgen == "wrk":
-        argv = [sys.executable, "-m", "collect.wrk_batch", str(write_wrk_plan(batch, host, profile))]
+        argv = [sys.executable, "-m", "collect.wrk_batch", str(write_wrk_plan(batch, profile))]
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     else:
-        plan = plan or write_plan(batch, host, profile)
-        argv = [launcher, "-n", "-t", str(plan), "-q", str(PROPERTIES), "-j", str(batch.log),
-                *(f"-J{k}={v}" for k, v in (properties or {}).items())]
+        argv = jmeter_command(launcher, plan or write_plan(batch, profile), batch.log, properties)
         env = {**os.environ, **profile.jmeter_env}
     with pinning.launching_on(loadgen_cpus):
         batch.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -224,16 +232,16 @@ def start(batch: Batch, host: str, profile: Profile, launcher: str, targets: dic
     batch.loadgen_pid = batch.process.pid if batch.loadgen == "wrk" else wait_for_named(batch.process.pid, "java")
     batch.cores = pinning.cores_of(batch.loadgen_pid)
     batch.raw.mkdir()
-    batch.samplers = Samplers({**targets, LOADGEN_ROLE: batch.loadgen_pid}, batch.raw, batch.t0)
+    batch.samplers = Samplers({**targets, LOADGEN_ROLE: batch.loadgen_pid}, batch.raw, batch.t0, sampler_kinds)
 
 
-def start_remote(batch: Batch, host: str, profile: Profile, launcher: str, targets: dict[str, int],
+def start_remote(batch: Batch, profile: Profile, launcher: str, targets: dict[str, int],
                  engines: "remote.Engines") -> None:
     """One controller per engine, each with its plan (its share of the threads, the shared start
     times), then the samplers."""
     batch.warmup_s, batch.duration_s = profile.warmup_s, profile.duration_s
     batch.starts = remote.schedule(len(batch.slots), profile.warmup_s, profile.duration_s)
-    batch.controllers = remote.launch(batch.folder, f"batch {batch.folder.name}", host,
+    batch.controllers = remote.launch(batch.folder, f"batch {batch.folder.name}",
                                       measurements(batch, profile), batch.starts, engines, launcher)
     sample_remote(batch, targets)
 

@@ -23,7 +23,7 @@ machine, and each engine's own CPU is judged instead (collect/remote.py).
 import csv
 from pathlib import Path
 
-from benchlib import apps, plans
+from benchlib import plans
 from benchlib.results import CEILING, CEILING_COLUMNS
 from collect import batch as batches
 from collect import probe
@@ -87,13 +87,13 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
     if run.sink.remote or measured(run, loadgen, when):
         return read(run.dir, loadgen)
     arm = target(list(run.frameworks))
-    port = apps.port(run.frameworks[arm])
+    host, port = run.apps.address(arm)
     attempts = ATTEMPTS if when == "before" else 1
     progress.note(f"ceiling: what {loadgen} drives {'after the rounds ' if when == 'after' else ''}at "
                   f"{', '.join(map(str, thread_counts))} connections against {arm}'s GET {plans.CEILING_PATH} (404), "
                   f"{attempts} attempt{'s' if attempts > 1 else ''} …")
     run.apps.ensure(arm)
-    slots = [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm}, port,
+    slots = [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm}, host, port,
                   ceiling=True) for _ in range(attempts) for t in thread_counts]
     figures = probe.measure(run, batches.new_folder(run.dir, run.dir / "ceiling"), slots, loadgen)
     shared = not run.cpus.get("loadgen")

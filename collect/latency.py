@@ -156,7 +156,7 @@ def run_round(run, todo: list[dict], round_: int, progress) -> None:
         run.apps.ensure(name)
     run.check_database()
     batch = Batch(batches.new_folder(run.dir, run.dir / "latency-batches"),
-                  [Slot(m, apps.port(run.frameworks[m["framework"]])) for m in todo], time.time())
+                  [Slot(m, *run.apps.address(m["framework"])) for m in todo], time.time())
     length_ms = (WARMUP_S + WINDOW_S) * 1000
     groups = [{"api": m["api"], "case": m, "port": batch.slots[i].port, "pool": m["pool_threads"],
                "end_ms": length_ms, "offsets": arrivals.offsets(m["target_rps"], length_ms, seed_of(run, m))}
@@ -176,7 +176,7 @@ def run_round(run, todo: list[dict], round_: int, progress) -> None:
                                                    run.engines, run.jmeter, PROPERTIES)
             batches.sample_remote(batch, targets)
         else:
-            batches.start(batch, apps.host(), run.profile, run.jmeter, targets, run.cpus.get("loadgen"),
+            batches.start(batch, run.profile, run.jmeter, targets, run.cpus.get("loadgen"),
                           plan=local_plan(batch, groups, title), properties=PROPERTIES)
         follow(batch, todo, deadline, progress)
         count = finished(batch)

@@ -24,6 +24,9 @@ class Phase:
     # An app that will not start: "skip" leaves the rest of the phase to --resume and goes on with
     # the next; "stop" stops the run, resumable.
     app_failure: str = "skip"
+    # The phase starts apps afresh, reads their CPU or measures them with wrk, none of which apps that
+    # something else runs allow (the Docker runner's: collect/app_pool.py ExternalApps).
+    own_apps: bool = True
 
 
 def choose_loadgen(measured: dict) -> dict:
@@ -102,7 +105,7 @@ def ceiling_after_s(run) -> float:
 
 PHASES = (
     Phase("reference work and ceiling", before_rounds, lambda run: 0, app_failure="stop"),
-    Phase(ROUNDS, rounds, lambda run: len(run.todo()) * run.estimate()),
+    Phase(ROUNDS, rounds, lambda run: len(run.todo()) * run.estimate(), own_apps=False),
     Phase("ceiling after the rounds", ceiling_after, ceiling_after_s),
     Phase("cross-check", extra_passes.crosscheck, extra_passes.crosscheck_s),
     Phase("memory pass", extra_passes.memory, extra_passes.memory_s),

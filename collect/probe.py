@@ -6,7 +6,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchlib import apps
 from benchlib.jtl import summarize
 from benchlib.results import PROC
 from collect import batch as batches
@@ -48,7 +47,7 @@ def measure(run, folder: Path, slots: list[Slot], loadgen: str) -> list[Figures]
     profile = probe_profile(run.profile)
     batch = Batch(folder, slots, time.time(), loadgen=loadgen)
     try:
-        batches.start(batch, apps.host(), profile, run.jmeter, run.sampled(), run.cpus.get("loadgen"))
+        batches.start(batch, profile, run.jmeter, run.sampled(), run.cpus.get("loadgen"))
         batch.process.wait(timeout=len(slots) * (profile.longest() + 30) + 120)
     finally:
         batch.stop()

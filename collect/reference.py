@@ -19,7 +19,6 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchlib import apps
 from benchlib import database as managed_db
 from benchlib.cases import cases
 from benchlib.paths import IDS
@@ -70,10 +69,11 @@ def measure(run, loadgens: list[str], progress) -> dict:
                "connections": REFERENCE_CONNECTIONS, "apps": {}, "loadgens": {},
                "database": database_work(run)}
     for arm in arms:
-        port = apps.port(run.frameworks[arm])
+        host, port = run.apps.address(arm)
         item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": arm}
         cheapest, real = probe.measure(run, new_folder(run.dir, f"{arm}-wrk"),
-                                       [Slot({**item, "case": 0}, port, ceiling=True), Slot(item, port)], "wrk")
+                                       [Slot({**item, "case": 0}, host, port, ceiling=True), Slot(item, host, port)],
+                                       "wrk")
         figures["apps"][arm] = {"cheapest": cell("GET /testbed-ceiling (404)", cheapest),
                                 "rest_case_1": cell("GET /rest/comment/{id}", real)}
     first = arms[0]
@@ -83,7 +83,7 @@ def measure(run, loadgens: list[str], progress) -> dict:
         else:
             item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": first}
             [f] = probe.measure(run, new_folder(run.dir, f"{first}-{loadgen}"),
-                                [Slot(item, apps.port(run.frameworks[first]))], loadgen)
+                                [Slot(item, *run.apps.address(first))], loadgen)
             measured = cell("GET /rest/comment/{id}", f)
         figures["loadgens"][loadgen] = {"at": f"{first} REST case 1, {REFERENCE_CONNECTIONS} connections",
                                         **{k: measured[k] for k in ("throughput_rps", "loadgen_cpu_ms_per_req",

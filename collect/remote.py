@@ -155,16 +155,16 @@ def schedule(count: int, warmup_s: float, duration_s: float, now: float | None =
     return [round((first + i * slot) * 1000) for i in range(count)]
 
 
-def launch(folder: Path, title: str, host: str, measurements: list[dict], starts: list[int],
+def launch(folder: Path, title: str, measurements: list[dict], starts: list[int],
            engines: Engines, launcher: str) -> list[Controller]:
     """Each engine's plan (write_plans) and its controller, started."""
-    controllers = write_plans(folder, title, host, measurements, starts, engines)
+    controllers = write_plans(folder, title, measurements, starts, engines)
     for i, c in enumerate(controllers):
         start_controller(c, controller_command(launcher, c.folder / "plan.jmx", c.endpoint, i, engines, c.log))
     return controllers
 
 
-def write_plans(folder: Path, title: str, host: str, measurements: list[dict], starts: list[int],
+def write_plans(folder: Path, title: str, measurements: list[dict], starts: list[int],
                 engines: Engines) -> list[Controller]:
     """One plan per engine in <folder>/engine-<n>/: the same measurements with that engine's share
     of each one's threads, the shared start times, its own result files, and property keys of
@@ -177,7 +177,7 @@ def write_plans(folder: Path, title: str, host: str, measurements: list[dict], s
                 "jtl": c.jtl(i), "engine_jtl": c.report(i), "start_ms": starts[i], "plan_key": key,
                 "ids_dir": plans.remote_folder(id_texts)} for i, m in enumerate(measurements)]
         # An engine may have no thread in a measurement (more engines than threads): it sits it out.
-        (c.folder / "plan.jmx").write_text(plans.batch_plan(title, host, [m for m in own if m["threads"]], id_texts))
+        (c.folder / "plan.jmx").write_text(plans.batch_plan(title, [m for m in own if m["threads"]], id_texts))
     return controllers
 
 

@@ -16,20 +16,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchlib import apps
 from benchlib import database as managed_db
 from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
 from benchlib.jtl import JTL_FIELDS, summarize
-from benchlib.paths import DEFAULT_RESULTS
+from benchlib.paths import DEFAULT_RESULTS, IDS
 from benchlib.processes import alive
 from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SUMMARY, append_summary,
                               item_key, parse_item_key, summary_row, summary_rows)
 from collect import batch as batches
 from collect import ceiling, pinning, remote
-from collect.app_pool import AppFailed, AppPool
-from collect.phases import PHASES, ROUNDS
+from collect.app_pool import AppFailed, AppPool, ExternalApps
+from collect.phases import PHASES, ROUNDS, Phase
 from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Slot
 from collect.item import (JMETER_SLACK_S, copy_log, judge, log_tail, new_record, outcome_line,
@@ -51,6 +50,14 @@ def socket_errors(out: Path) -> dict[str, int]:
         return {}
     counts = {k: int(v) for k, v in (pair.split("=") for pair in line.split()[1:])}
     return {k: v for k, v in counts.items() if v}
+
+
+def next_batch(todo: list[dict], profile: Profile) -> list[dict]:
+    """What one JMeter process measures: the rest of the current round, or, when every case gets a
+    fresh app, one item."""
+    if profile.restart == "case":
+        return todo[:1]
+    return [item for item in todo if item["iteration"] == todo[0]["iteration"]]
 
 
 class DatabaseDown(Exception):
@@ -83,8 +90,13 @@ class BatchEnd:
 
 class RunLoop:
     def __init__(self, run_dir: Path, manifest: dict, frameworks: dict[str, dict], jmeter: str,
-                 db, stream=None, engines: remote.Engines | None = None):
+                 db, stream=None, engines: remote.Engines | None = None,
+                 pool: ExternalApps | None = None, resume_command: str | None = None, ids: Path = IDS):
+        """`db`: the database, or None when it is not ours to watch (the Docker runner's); `pool`:
+        apps something else runs, instead of the run's own; `resume_command`: what the user types
+        to resume the run, when not `./testbed run --resume`; `ids`: where the seeder's id files are."""
         self.dir = run_dir
+        self.ids = ids
         self.manifest = manifest
         self.frameworks = frameworks
         self.jmeter = jmeter
@@ -94,7 +106,8 @@ class RunLoop:
         self.profile = Profile.from_recorded(manifest["settings"]["profile"])
         known = cases()
         self.items = [parse_item_key(k, known) for k in manifest["order"]]
-        self.apps = AppPool(frameworks, run_dir / "logs", lambda: self.cpus.get("app"), self.record_loaded)
+        self.apps = pool or AppPool(frameworks, run_dir / "logs", lambda: self.cpus.get("app"), self.record_loaded)
+        self.resume_command = resume_command or f"./testbed run --resume {run_dir.name}{self.results_dir_hint()}"
         self.pinned_db: int | None = None          # the database pid whose threads were moved
         # loadgen -> threads -> what it drives against the cheapest answer (collect/ceiling.py)
         self.ceilings = {lg: ceiling.read(run_dir, lg) for lg in LOADGENS}
@@ -165,6 +178,12 @@ class RunLoop:
             else f" --results-dir {self.dir.parent}"
 
     # --- the loop --------------------------------------------------------------------------------
+    def phases(self) -> list[Phase]:
+        """The phases the run's apps allow: every one for its own apps; for apps something else runs,
+        only those that neither start an app, nor read its CPU, nor need wrk beside it (the rounds:
+        collect/phases.py `own_apps`)."""
+        return [phase for phase in PHASES if self.apps.ours or not phase.own_apps]
+
     def execute(self) -> int:
         """The phases in order (collect/phases.py), each resuming what it has left."""
         todo = [item for item in self.items if not self.finished(item)]
@@ -172,12 +191,13 @@ class RunLoop:
         self.reconcile_summary()
         progress = Progress(len(self.items), len(self.items) - len(todo), self.estimate(), self.stream)
         self.set_state("running")
+        phases = self.phases()
         try:
             for item in [i for i in todo if not self.serves(i)]:
                 progress.result(item_key(item), self.exclude(item))
-            for n, phase in enumerate(PHASES):
+            for n, phase in enumerate(phases):
                 if phase.name == ROUNDS:  # the progress line times the items, and counts what follows them
-                    progress.begin_items(sum(later.estimate_s(self) for later in PHASES[n + 1:]))
+                    progress.begin_items(sum(later.estimate_s(self) for later in phases[n + 1:]))
                 try:
                     phase.run(self, progress)
                 except AppFailed as e:
@@ -188,8 +208,7 @@ class RunLoop:
         except KeyboardInterrupt:
             self.abandon()
             self.set_state("interrupted", "Ctrl-C")
-            progress.note(f"run: interrupted; resume with ./testbed run --resume {self.dir.name}"
-                          + self.results_dir_hint())
+            progress.note(f"run: interrupted; resume with {self.resume_command}")
             return 130
         except (DatabaseDown, EngineLost, UserError) as e:  # e.g. the app's port taken by someone else
             self.abandon()
@@ -198,8 +217,7 @@ class RunLoop:
                 else "start the engine again (./testbed engine start on its machine)" if isinstance(e, EngineLost) \
                 else "fix that"
             progress.note(f"run: stopped: {e}")
-            progress.note(f"run: {fix}, then resume with "
-                          f"./testbed run --resume {self.dir.name}{self.results_dir_hint()}")
+            progress.note(f"run: {fix}, then resume with {self.resume_command}")
             return 3
         finally:
             self.apps.stop_all()
@@ -240,23 +258,19 @@ class RunLoop:
         return p.longest() + (6 if p.restart == "case" else 1)
 
     def next_batch(self, todo: list[dict]) -> list[dict]:
-        """What one JMeter process measures: the rest of the current round, or, when every case
-        gets a fresh app, one item."""
-        if self.profile.restart == "case":
-            return todo[:1]
-        return [item for item in todo if item["iteration"] == todo[0]["iteration"]]
+        return next_batch(todo, self.profile)
 
     def database_pid(self) -> int | None:
         """Read again per batch: the managed server may have been restarted since. An external
         server is not ours to sample."""
-        pid = managed_db.server_pid() if self.db.managed else None
+        pid = managed_db.server_pid() if self.db and self.db.managed else None
         if pid and self.cpus.get("db") and pid != self.pinned_db:
             pinning.pin_threads(pid, self.cpus["db"])
             self.pinned_db = pid
         return pid
 
     def check_database(self, during: str = "") -> None:
-        if not managed_db.answering(self.db):
+        if self.db and not managed_db.answering(self.db):
             raise DatabaseDown(f"the database ({self.db.describe()}) "
                                + (f"went down during {during}" if during else "is not answering"))
 
@@ -303,13 +317,13 @@ class RunLoop:
             return
         self.check_database()
         batch = Batch(batches.new_folder(self.dir),
-                      [Slot(item, apps.port(self.frameworks[item["framework"]]))
-                       for item in items], time.time(), loadgen=self.sink.loadgen)
+                      [Slot(item, *self.apps.address(item["framework"])) for item in items],
+                      time.time(), loadgen=self.sink.loadgen, ids=self.ids)
         db_pid = self.database_pid()
         marks: list[dict] = []
         try:
-            batches.start(batch, apps.host(), self.profile, self.jmeter, self.sampled(), self.cpus.get("loadgen"),
-                          self.engines if self.sink.remote else None)
+            batches.start(batch, self.profile, self.jmeter, self.sampled(), self.cpus.get("loadgen"),
+                          self.engines if self.sink.remote else None, sampler_kinds=self.apps.sampler_kinds)
             end = self.watch(batch, db_pid, marks, progress)
         except KeyboardInterrupt:
             batch.stop()
@@ -388,7 +402,8 @@ class RunLoop:
         folder = self.item_dir(slot.item)
         folder.mkdir(parents=True)
         record = new_record(slot.item, self.profile)
-        record["pids"] = {"app": self.apps.running[slot.framework].pid, "db": db_pid, "loadgen": batch.loadgen_pid}
+        app = self.apps.running.get(slot.framework)  # None: an app something else runs
+        record["pids"] = {"app": app.pid if app else None, "db": db_pid, "loadgen": batch.loadgen_pid}
         record["loadgen"] = batch.loadgen
         record["variant"] = self.frameworks[slot.framework]["variant"]["name"]
         record["loaded"] = self.apps.loaded.get(slot.framework)
@@ -396,7 +411,7 @@ class RunLoop:
                            "position": index + 1, "of": len(batch.slots)}
         if not db_pid:
             record["db_sampled"] = False
-            record["db_note"] = ("managed server's pid not found: not sampled" if self.db.managed
+            record["db_note"] = ("managed server's pid not found: not sampled" if self.db and self.db.managed
                                  else "external database server: not sampled")
         write_json(folder / RUN_JSON, record)
 

@@ -156,10 +156,10 @@ def load_from_engines(r: LoadRequest, c: dict, host: str, port: int, threads: in
                       launcher: str, engines: remote.Engines) -> list[dict]:
     """One measurement as `./testbed run` makes it through engines (collect/batch.py), its JTLs
     merged into the folder's; what each engine ran and reported."""
-    measurement = {"api": r.api, "case": c, "port": port, "threads": threads, "warmup_s": r.warmup,
+    measurement = {"api": r.api, "case": c, "host": host, "port": port, "threads": threads, "warmup_s": r.warmup,
                    "duration_s": r.duration, "jtl": None, "ids_dir": None}
     batch = Batch(folder, [], time.time(), starts=remote.schedule(1, r.warmup, r.duration))
-    batch.controllers = remote.launch(folder, "load", host, [measurement], batch.starts, engines, launcher)
+    batch.controllers = remote.launch(folder, "load", [measurement], batch.starts, engines, launcher)
     deadline = time.monotonic() + remote.LEAD_S + r.warmup + r.duration + JMETER_SLACK_S
     try:
         while batch.exit_code() is None:

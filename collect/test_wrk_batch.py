@@ -45,10 +45,11 @@ def item(case: int, connections: int) -> dict:
 
 
 def test_a_wrk_batch_measures_each_slot_in_its_own_window_with_a_row_per_request(express, tmp_path):
-    batch = Batch(tmp_path, [Slot(item(1, 20), express), Slot(item(3, 30), express),
-                             Slot(item(1, 20), express, ceiling=True)], time.time(), loadgen="wrk")
+    here = "127.0.0.1"
+    batch = Batch(tmp_path, [Slot(item(1, 20), here, express), Slot(item(3, 30), here, express),
+                             Slot(item(1, 20), here, express, ceiling=True)], time.time(), loadgen="wrk")
     try:
-        batches.start(batch, "127.0.0.1", SHORT, "unused", {}, None)
+        batches.start(batch, SHORT, "unused", {}, None)
         assert batch.process.wait(timeout=120) == 0
     finally:
         batch.stop()

@@ -166,25 +166,33 @@ def loadgen_record(options) -> dict:
             ("study", "latency") else f"the {options.profile.name} profile's instrument, the study's own tool"}
 
 
-def build(options, chosen: dict[str, dict], jmeter: str, db, layout: dict) -> dict:
-    """The manifest of a new run: its id, settings, order, what it runs on and with."""
-    run_id = new_run_id(options.profile.name)
+def common(options, arms: list[str], jmeter: str, run_id: str) -> dict:
+    """What a new run's manifest holds however its apps run (`./testbed run`'s own, or the Docker
+    runner's containers): its id, settings, protocol, order, what it runs on and its checks."""
     return {
         "schema_version": SCHEMA_VERSION, "run_id": run_id, **git(),
         "created_at": now_iso(), "profile": options.profile.name, "settings": options.recorded(),
         "seed": options.seed,
         "protocol": {**options.profile.protocol(), "seed": options.seed, "load": load_protocol(options.engines)},
-        "order": order(list(chosen), options.apis, options.cases, options.profile.iterations,
+        "order": order(arms, options.apis, options.cases, options.profile.iterations,
                        options.profile.restart, options.seed),
-        "frameworks": frameworks(list(chosen.values())),
         "versions": runtime_versions(jmeter),
         "machine": machine(),
+        "validity": validity.protocol(options.profile, bool(options.engines)),
+        "sequential": rounds.protocol(options.profile),
+    }
+
+
+def build(options, chosen: dict[str, dict], jmeter: str, db, layout: dict) -> dict:
+    """The manifest of a new run of the testbed's own apps: common()'s, and the apps, the load
+    generator, the layout, the database and the samplers."""
+    return {
+        **common(options, list(chosen), jmeter, new_run_id(options.profile.name)),
+        "frameworks": frameworks(list(chosen.values())),
         "loadgen": loadgen_record(options),
         "layout": layout,
         "ports": {name: apps.port(framework) for name, framework in chosen.items()},
         "database": database_info(db),
         "samplers": SAMPLERS,
-        "validity": validity.protocol(options.profile, bool(options.engines)),
-        "sequential": rounds.protocol(options.profile),
         **({"engines": options.engines.facts} if options.engines else {}),
     }

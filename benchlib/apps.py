@@ -151,9 +151,13 @@ def find_framework(name: str, extra: list[Path] = ()) -> dict:
     """The framework called `name`, among the repository's and the `extra` framework.json files."""
     found = {f["name"]: f for f in frameworks() + [read_framework(p) for p in extra]}
     if name not in found:
-        fail(f"no framework named {name!r}; known: {', '.join(sorted(found)) or 'none'} "
-             "(folders with a framework.json).")
+        fail(unknown_framework(name, found, "folders with a framework.json"))
     return found[name]
+
+
+def unknown_framework(name: str, known, source: str) -> str:
+    """The error for a framework named `name` among `known` ones, which `source` lists."""
+    return f"no framework named {name!r}; known: {', '.join(sorted(known)) or 'none'} ({source})."
 
 
 def select(names: list[str] | None, extra: list[Path] = ()) -> list[dict]:

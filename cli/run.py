@@ -1,5 +1,4 @@
 """`testbed run`: the benchmark matrix (collect/), then its report (analysis/)."""
-import argparse
 from pathlib import Path
 
 from analysis import slo
@@ -12,22 +11,8 @@ from cli.engine import add_load_options
 from cli.report import add_reference_option, add_slo_option, parse_slo, report
 from collect.batch import LOADGENS
 from collect.matrix import MatrixRequest, run_matrix
+from collect.preflight import case_numbers, names, profile_name
 from collect.profiles import PROFILES
-
-
-def names(text: str) -> list[str]:
-    return [n for n in text.replace(",", " ").split() if n]
-
-
-def case_numbers(text: str) -> list[int]:
-    """`1,4,7-9` → [1, 4, 7, 8, 9]."""
-    out = []
-    for part in names(text):
-        low, _, high = part.partition("-")
-        if not low.isdigit() or (high and not high.isdigit()):
-            raise argparse.ArgumentTypeError(f"numbers and ranges such as 1,4,7-9, not {part!r}")
-        out += range(int(low), int(high or low) + 1)
-    return sorted(set(out))
 
 
 def register(sub):
@@ -35,7 +20,7 @@ def register(sub):
                        description="Set up, start the database, seed, build the apps, then run "
                                    "every framework x API x case x iteration and write "
                                    "results/<run-id>/ (see collect/README.md).")
-    p.add_argument("--profile", choices=list(PROFILES), default=None,
+    p.add_argument("--profile", type=profile_name, metavar="{" + ",".join(PROFILES) + "}", default=None,
                    help="smoke: all cases, tiny loads (CI); quick: full loads, 3 interleaved rounds, "
                         "paired statistics (default); study: the study's protocol, 10 iterations; latency: "
                         "each cell's capacity, then latency at fixed arrival rates (open model)")

@@ -1,4 +1,7 @@
-"""Checks made before a run starts anything: one clear line and nothing created when one fails."""
+"""Checks made before a run starts anything: one clear line and nothing created when one fails.
+`./testbed run` (its options) and the Docker runner (its environment variables, collect/external_run.py)
+read and check their settings with the same functions, so both say the same of the same mistake."""
+import argparse
 import os
 import shutil
 from pathlib import Path
@@ -7,10 +10,40 @@ from benchlib import apps
 from benchlib.cases import API_STYLES, cases
 from benchlib.console import fail
 from benchlib.net import port_free
+from collect.profiles import PROFILES
+
+# What a setting is called where `./testbed run` takes it; the Docker runner names its variables.
+RUN_OPTIONS = {"iterations": "--iterations"}
 
 
+# --- reading a setting's text (argparse `type`s: an error is an ArgumentTypeError) ----------------
+def names(text: str) -> list[str]:
+    return [n for n in text.replace(",", " ").split() if n]
+
+
+def case_numbers(text: str) -> list[int]:
+    """`1,4,7-9` → [1, 4, 7, 8, 9]."""
+    out = []
+    for part in names(text):
+        low, _, high = part.partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            raise argparse.ArgumentTypeError(f"numbers and ranges such as 1,4,7-9, not {part!r}")
+        out += range(int(low), int(high or low) + 1)
+    return sorted(set(out))
+
+
+def profile_name(text: str) -> str:
+    """A profile of collect/profiles.py, worded as argparse words a choice."""
+    if text not in PROFILES:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {text!r} (choose from {', '.join(repr(name) for name in PROFILES)})")
+    return text
+
+
+# --- checking what was read ------------------------------------------------------------------------
 def check_options(apis: list[str], case_numbers: list[int], iterations: int | None,
-                  budget_min: float | None = None) -> None:
+                  budget_min: float | None = None, named: dict[str, str] = RUN_OPTIONS) -> None:
+    """`named`: what each setting is called where it was given."""
     bad = [a for a in apis if a not in API_STYLES]
     if bad:
         fail(f"unknown API {', '.join(bad)}; choose from {', '.join(API_STYLES)}.")
@@ -19,7 +52,7 @@ def check_options(apis: list[str], case_numbers: list[int], iterations: int | No
     if wrong:
         fail(f"no case {', '.join(wrong)}; cases are 1-{max(known)}.")
     if iterations is not None and iterations < 1:
-        fail("--iterations must be 1 or more.")
+        fail(f"{named['iterations']} must be 1 or more.")
     if budget_min is not None and not budget_min > 0:
         fail("--budget is the run's time in minutes (e.g. --budget 90); give a number above 0.")
 

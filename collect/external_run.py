@@ -1,49 +1,47 @@
 """The matrix against apps that something else runs: the Docker runner (docker/jmeter/run-matrix.sh
-calls this in the jmeter container). It writes the standard run layout (benchlib/results.py), so
-`./testbed report` reads its runs, and takes its timings from collect/profiles.py.
+calls this in the jmeter container). It is `./testbed run`'s run loop (collect/run_loop.py) on a
+pool of apps it never starts (collect/app_pool.py ExternalApps): the same interleaved order, one
+JMeter per round, the same checks, run layout, state.json, interrupted/ and resume, with the phases
+such apps allow (the rounds). Its settings are read and checked by `./testbed run`'s own functions
+(collect/preflight.py), named by their environment variables.
 
     python3 -m collect.external_run --targets "aspnet=aspnet-api:5000:rest,graphql express=…" \\
         [--frameworks aspnet,express] [--apis rest,graphql] [--cases all|1,4] [--iterations N] \\
-        [--profile quick] [--ids-dir DIR] [--results-dir DIR] [--run-id ID] [--dry-run]
+        [--profile quick] [--ids-dir DIR] [--results-dir DIR] [--run-id ID | --resume ID] [--dry-run]
 
 Unlike `./testbed run`, the apps are never restarted (a container cannot restart its neighbours)
-and neither they nor the database are sampled: only JMeter's JVM, by the /proc sampler. A case's
-frameworks run back to back, so both meet the same machine state.
+and neither they nor the database are sampled: only JMeter's JVM, by the /proc sampler. The
+profile's rounds only, never extra ones: the quick profile's budget is `./testbed run`'s 40 minutes
+on a 2-core machine, and it saves time for passes this runner does not make.
 """
 import argparse
 import os
 import shlex
-import shutil
-import subprocess
+import signal
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from benchlib.cases import API_STYLES, cases
+from benchlib.apps import unknown_framework
+from benchlib.cases import cases
 from benchlib.console import UserError, fail, say
 from benchlib.files import write_json
 from benchlib.jmeter import find_jmeter
-from benchlib.jtl import summarize
 from benchlib.paths import IDS, results_root
-from benchlib.processes import stop_group, wait_for_named
-from benchlib.results import (JTL, MANIFEST, RUN_JSON, SCHEMA_VERSION, STATE, SUMMARY, append_summary,
-                              item_key, new_run_id, parse_item_key, summary_row)
-from collect import pinning, run_manifest
-from collect.item import JMETER_SLACK_S, judge, load_command, log_tail, new_record, outcome_line, start_load, \
-    trimmed_stats
-from collect.profiles import DEFAULT, PROFILES, Profile
-from collect.samplers import Samplers
+from benchlib.results import MANIFEST, new_run_id, parse_item_key
+from collect import preflight, run_manifest, runs
+from collect.app_pool import ExternalApps, Target
+from collect.batch import jmeter_command
+from collect.matrix import MatrixRequest
+from collect.order import order
+from collect.profiles import DEFAULT, PROFILES
+from collect.run_loop import RunLoop, next_batch
 
 RUNNER = "collect/external_run.py (docker-compose jmeter service)"
-
-
-@dataclass(frozen=True)
-class Target:
-    framework: str
-    host: str
-    port: int
-    apis: tuple[str, ...]
+# The settings as run-matrix.sh takes them, for the errors that name one.
+SETTINGS = {"iterations": "ITERATIONS"}
+# The images run each framework.json's default variant (docker/test_compose.py checks the Node ones).
+VARIANT = {"name": "default"}
+APPS = "run by something else (their containers): never started or restarted here"
 
 
 def parse_targets(text: str) -> dict[str, Target]:
@@ -61,27 +59,54 @@ def parse_targets(text: str) -> dict[str, Target]:
     return found
 
 
-def order(frameworks: list[str], apis: list[str], case_numbers: list[int], iterations: int) -> list[str]:
-    return [item_key({"framework": f, "api": a, "case": c, "iteration": i})
-            for i in range(1, iterations + 1) for c in case_numbers for a in apis for f in frameworks]
+def setting(name: str, read, text: str):
+    """`text` read as `./testbed run` reads its option, an error naming the variable `name` as
+    argparse names the option."""
+    try:
+        return read(text)
+    except argparse.ArgumentTypeError as e:
+        fail(f"{name}: {e}.")
+    except ValueError:
+        fail(f"{name}: invalid {read.__name__} value: {text!r}.")
 
 
-def manifest(run_id: str, profile: Profile, targets: dict[str, Target], frameworks: list[str],
-             apis: list[str], case_numbers: list[int], launcher: str) -> dict:
+def options(args, targets: dict[str, Target]) -> runs.RunOptions:
+    """A new run's settings, checked as `./testbed run` checks its options."""
+    frameworks = setting("FRAMEWORKS", preflight.names, args.frameworks) or list(targets)
+    for name in frameworks:
+        if name not in targets:
+            fail(unknown_framework(name, targets, "TARGETS"))
+    request = MatrixRequest(args.results_dir, profile=setting("PROFILE", preflight.profile_name, args.profile),
+                            apis=setting("APIS", preflight.names, args.apis) or None,
+                            cases=None if args.cases == "all" else setting("CASES", preflight.case_numbers, args.cases),
+                            iterations=setting("ITERATIONS", int, args.iterations) if args.iterations else None)
+    preflight.check_options(request.apis or [], request.cases or [], request.iterations, named=SETTINGS)
+    profile = PROFILES[request.profile].with_budget(None)
+    if request.iterations:
+        profile = profile.with_iterations(request.iterations)
+    return runs.RunOptions(profile, frameworks, request.api_names(), request.case_numbers(), pin=False,
+                           results_root=args.results_dir, loadgen="jmeter")
+
+
+def manifest(options: runs.RunOptions, targets: dict[str, Target], launcher: str, run_id: str) -> dict:
+    """`./testbed run`'s manifest where the fields are the same (run_manifest.common), and what
+    differs with apps and a database in other containers."""
+    common = run_manifest.common(options, options.frameworks, launcher, run_id)
+    del common["settings"]["bind_address"]  # the apps listen in their own containers
+    common["protocol"]["apps"] = APPS
+    common["protocol"]["load"] = {"from": "the jmeter container: one JMeter process per batch",
+                                  "jmeter": "a thread group per measurement"}
     return {
-        "schema_version": SCHEMA_VERSION, "run_id": run_id, **run_manifest.git(),
-        "created_at": run_manifest.now_iso(), "profile": profile.name,
-        "settings": {"profile": profile.settings(), "frameworks": frameworks, "apis": apis,
-                     "cases": case_numbers, "iterations": profile.iterations, "pin": "no-pin", "loadgen": "jmeter"},
-        "seed": None, "order": order(frameworks, apis, case_numbers, profile.iterations),
+        **common,
         "frameworks": {f: {"name": f, "host": targets[f].host, "port": targets[f].port,
-                           "apis": list(targets[f].apis)} for f in frameworks},
-        "versions": run_manifest.runtime_versions(launcher),
-        "machine": run_manifest.machine(),
+                           "apis": list(targets[f].apis), "variant": VARIANT} for f in options.frameworks},
         "loadgen": {"requested": "jmeter", "tool": "jmeter", "why": "the Docker runner's load generator"},
         "layout": {"requested": "no-pin", "applied": False,
                    "note": "the apps and the database in their own containers, JMeter in this one"},
+        "ports": {f: targets[f].port for f in options.frameworks},
         "runner": {"name": RUNNER, "restart": "never: the apps run in their own containers",
+                   "measures": "the profile's rounds only (collect/run_loop.py phases): no reference work, "
+                               "ceiling, extra rounds, cross-check, memory or latency pass",
                    "api_cpus": os.environ.get("API_CPUS"), "api_memory": os.environ.get("API_MEMORY")},
         "database": {"managed": False, "sampled": False},
         "samplers": {"proc": "/proc/<pid>/stat every 0.1 s, JMeter's JVM only: the apps and the "
@@ -90,105 +115,41 @@ def manifest(run_id: str, profile: Profile, targets: dict[str, Target], framewor
     }
 
 
-def measure_one(run_dir: Path, target: Target, item: dict, profile: Profile, ids: Path,
-                launcher: str) -> str:
-    """Run and record one item; the line to print."""
-    folder = run_dir / item_key(item)
-    record = new_record(item, profile)
-    folder.mkdir(parents=True)
-    write_json(folder / RUN_JSON, record)
-    if item["api"] not in target.apis:
-        return record_outcome(run_dir, item, record, "excluded",
-                              f"{target.framework} does not serve {item['api']} (TARGETS)")
-    t0 = time.time()
-    (folder / "raw").mkdir()
-    jm = start_load(load_command(target.host, target.port, item, profile, folder, ids, launcher), profile)
-    samplers, timed_out = None, False
-    try:
-        jvm = wait_for_named(jm.pid, "java")
-        samplers = Samplers({"loadgen": jvm}, folder / "raw", t0, kinds=("proc",))
-        record["pids"] = {"app": None, "db": None, "loadgen": jvm}
-        write_json(folder / RUN_JSON, record)
-        jm.wait(timeout=profile.rampup_s + profile.warmup_s + profile.duration_s + JMETER_SLACK_S)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    finally:  # neither JMeter nor the sampler outlives the item, whatever happened
-        if samplers:
-            samplers.stop()
-        stop_group(jm)
-    summary = summarize(folder / JTL)
-    if timed_out or jm.returncode != 0 or not summary["samples"]:
-        reason = ("JMeter did not finish in time and was stopped" if timed_out
-                  else f"JMeter exited with code {jm.returncode}" if jm.returncode != 0
-                  else "no sample finished inside the measured window")
-        record["log_tail"] = log_tail(folder / "jmeter.log")
-        return record_outcome(run_dir, item, record, "failed", reason, summary)
-    window, stats = trimmed_stats(folder, folder / "raw", t0)
-    shutil.rmtree(folder / "raw")
-    # The apps run in other containers: no machine figures, and no ceiling measured here.
-    flags, checks = judge(summary, stats, record["load"]["threads"], pinning.cores_of(os.getpid()),
-                          os.cpu_count() or 1, None)
-    record.update(status="ok", flags=flags, ended_at=run_manifest.now_iso(), window=window,
-                  results={**summary, **stats}, checks=checks)
-    write_json(folder / RUN_JSON, record)
-    append_summary(run_dir / SUMMARY, summary_row(item, "ok", flags, summary, stats, checks))
-    return outcome_line(summary, stats, flags, checks)
+def recorded_targets(recorded: dict) -> dict[str, Target]:
+    """A run's targets as its manifest recorded them: a resumed run measures what it began on."""
+    return {name: Target(name, f["host"], f["port"], tuple(f["apis"])) for name, f in recorded["frameworks"].items()}
 
 
-def record_outcome(run_dir: Path, item: dict, record: dict, status: str, reason: str,
-                   summary: dict | None = None) -> str:
-    record.update(status=status, reason=reason, ended_at=run_manifest.now_iso(),
-                  results=dict(summary or {}))
-    write_json(run_dir / item_key(item) / RUN_JSON, record)
-    append_summary(run_dir / SUMMARY, summary_row(item, status, [], summary or {}, {}))
-    return f"{status}: {reason}"
-
-
-def numbers(text: str, name: str) -> list[str]:
-    found = [part.strip() for part in text.replace(" ", ",").split(",") if part.strip()]
-    if not found:
-        fail(f"{name} is empty.")
-    return found
-
-
-def run(args) -> int:
-    targets = parse_targets(args.targets)
-    frameworks = numbers(args.frameworks, "FRAMEWORKS") if args.frameworks else list(targets)
-    for f in frameworks:
-        if f not in targets:
-            fail(f"no framework named {f!r} in FRAMEWORKS; known: {','.join(targets)}.")
-    apis = numbers(args.apis, "APIS")
-    for api in apis:
-        if api not in API_STYLES:
-            fail(f"unknown API {api!r} in APIS; known: {','.join(API_STYLES)}.")
+def dry_run(options: runs.RunOptions, targets: dict[str, Target]) -> None:
+    """Each JMeter process the run would start, and the measurements of its plan, in the run's
+    order; nothing written."""
     known = cases()
-    case_numbers = sorted(known) if args.cases == "all" else []
-    for text in ([] if args.cases == "all" else numbers(args.cases, "CASES")):
-        if not text.isdigit() or int(text) not in known:
-            fail(f"no case {text} in cases.csv (CASES={args.cases}).")
-        case_numbers.append(int(text))
-    if args.profile not in PROFILES:
-        fail(f"unknown PROFILE {args.profile!r}; known: {','.join(PROFILES)}.")
-    profile = PROFILES[args.profile]
-    if args.iterations:
-        if not args.iterations.isdigit() or int(args.iterations) < 1:
-            fail(f"ITERATIONS must be a whole number from 1 up, not {args.iterations!r}.")
-        profile = profile.with_iterations(int(args.iterations))
-    items = [parse_item_key(key, known) for key in order(frameworks, apis, case_numbers, profile.iterations)]
-    if args.dry_run:
-        for item in items:
+    p = options.profile
+    keys = order(options.frameworks, options.apis, options.cases, p.iterations, p.restart, options.seed)
+    todo = [parse_item_key(key, known) for key in keys]
+    number = 0
+    while todo:
+        batch, number = next_batch(todo, p), number + 1
+        folder = options.results_root / "RUN_ID" / "batches" / f"{number:03d}"
+        say(shlex.join(jmeter_command("jmeter", folder / "plan.jmx", folder / "jmeter.log")))
+        for n, item in enumerate(i for i in batch if i["api"] in targets[i["framework"]].apis):
             target = targets[item["framework"]]
-            if item["api"] in target.apis:
-                say(shlex.join(load_command(target.host, target.port, item, profile,
-                                            args.results_dir / "RUN_ID" / item_key(item),
-                                            args.ids_dir, "jmeter")))
-        return 0
+            say(f"  measurement {n + 1}: {item['framework']} {item['api']} case {item['case']} at "
+                f"{target.host}:{target.port}, {p.threads(item['requests'])} threads, ramp-up {p.rampup_s:g} s, "
+                f"warm-up {p.warmup_s:g} s" + (f" (up to {p.warmup_cap_s:g} s)" if p.warmup_cap_s else "")
+                + f", window {p.duration_s:g} s")
+        todo = todo[len(batch):]
+
+
+def check_ids(ids: Path) -> None:
     for name in ("comment_ids.csv", "user_ids.csv"):
-        if not (args.ids_dir / name).is_file() or not (args.ids_dir / name).stat().st_size:
-            fail(f"{args.ids_dir / name} is missing: the seed service has not completed.")
-    launcher = find_jmeter()
-    run_id = args.run_id or new_run_id(f"{profile.name}-docker")
-    run_dir = args.results_dir / run_id
+        if not (ids / name).is_file() or not (ids / name).stat().st_size:
+            fail(f"{ids / name} is missing: the seed service has not completed.")
+
+
+def create(options: runs.RunOptions, targets: dict[str, Target], launcher: str, run_id: str) -> tuple[Path, dict]:
+    """The new run's folder and manifest."""
+    run_dir = options.results_root / run_id
     try:
         run_dir.mkdir(parents=True)
     except FileExistsError:
@@ -196,15 +157,41 @@ def run(args) -> int:
     except OSError as e:
         fail(f"cannot write to {run_dir} ({e.strerror}); on the host: mkdir -p results/docker, and "
              f"set HOST_UID/HOST_GID in .env to your id -u / id -g.")
-    write_json(run_dir / MANIFEST, manifest(run_id, profile, targets, frameworks, apis, case_numbers,
-                                            launcher))
-    write_json(run_dir / STATE, {"status": "running", "pid": os.getpid()})
-    for item in items:
-        line = measure_one(run_dir, targets[item["framework"]], item, profile, args.ids_dir, launcher)
-        say(f"{item_key(item)}: {line}")
-    write_json(run_dir / STATE, {"status": "complete", "pid": os.getpid()})
+    recorded = manifest(options, targets, launcher, run_id)
+    write_json(run_dir / MANIFEST, recorded)
+    return run_dir, recorded
+
+
+def run(args) -> int:
+    if args.resume:
+        recorded = runs.recorded(args.results_dir, args.resume)
+        targets, run_dir = recorded_targets(recorded), args.results_dir / args.resume
+    else:
+        targets = parse_targets(args.targets)
+        chosen = options(args, targets)
+        if args.dry_run:
+            dry_run(chosen, targets)
+            return 0
+    check_ids(args.ids_dir)
+    launcher = find_jmeter()
+    if not args.resume:
+        run_dir, recorded = create(chosen, targets, launcher,
+                                   args.run_id or new_run_id(f"{chosen.profile.name}-docker"))
+    loop = RunLoop(run_dir, recorded, recorded["frameworks"], launcher, None,
+                   pool=ExternalApps({name: targets[name] for name in recorded["frameworks"]}),
+                   resume_command=f"RESUME={run_dir.name} (docker compose --profile bench run --rm "
+                                  f"-e RESUME={run_dir.name} jmeter)", ids=args.ids_dir)
+    where = ", ".join(f"{t.framework} at {t.host}:{t.port}" for t in loop.apps.targets.values())
+    say(f"run: {run_dir.name}: {len(loop.items)} measurements, profile {recorded['profile']}, "
+        f"load generator: jmeter, against {where}.")
+    signal.signal(signal.SIGTERM, _interrupt)  # `docker stop`: stop as Ctrl-C does, resumable
+    code = loop.execute()
     say(f"run: results in {run_dir}")
-    return 0
+    return code
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt()
 
 
 def parse_args(argv):
@@ -212,13 +199,15 @@ def parse_args(argv):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--targets", required=True, help="framework=host:port:api,api …")
     p.add_argument("--frameworks", default="", help="subset of the targets (default: all)")
-    p.add_argument("--apis", default=",".join(API_STYLES))
-    p.add_argument("--cases", default="all", help="all, or case numbers such as 1,4,7")
+    p.add_argument("--apis", default="rest,graphql")
+    p.add_argument("--cases", default="all", help="all, or case numbers and ranges such as 1,4,7-9")
     p.add_argument("--iterations", default="", help="override the profile's iterations")
     p.add_argument("--profile", default=DEFAULT, help=f"one of {', '.join(PROFILES)} (default {DEFAULT})")
     p.add_argument("--ids-dir", type=Path, default=IDS)
     p.add_argument("--results-dir", type=Path, default=results_root())
     p.add_argument("--run-id", default="")
+    p.add_argument("--resume", default="", metavar="RUN_ID",
+                   help="continue a run that was cut short, with its recorded settings and targets")
     p.add_argument("--dry-run", action="store_true", help="print JMeter's command lines, write nothing")
     return p.parse_args(argv)
 

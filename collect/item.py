@@ -1,12 +1,10 @@
-"""One item of a run (framework x API x case x iteration): its run.json record, the JMeter command
-that measures it alone (the Docker runner's way), and its files trimmed to the measured window."""
-import os
+"""One item of a run (framework x API x case x iteration): its run.json record, its files trimmed to
+the measured window, and its checks."""
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import jtl as jtl_file
-from benchlib.jmeter import plan_command
 from benchlib.processes import wait_for_named
 from benchlib.results import JTL, PROC, SCHEMA_VERSION
 from collect import item_stats, validity
@@ -40,22 +38,6 @@ def sampled_pid(framework: dict, proc: subprocess.Popen) -> int:
     """The app's own process: a start command may be a launcher that forks it."""
     name = framework.get("process_name")
     return wait_for_named(proc.pid, name) if name else proc.pid
-
-
-def load_command(host: str, port: int, item: dict, profile: Profile, folder: Path, ids: Path,
-                 launcher: str) -> list[str]:
-    """JMeter's argv for one item, its JTL and log in the item's folder."""
-    return plan_command(item["api"], {k: item[k] for k in ("case", "requests", "rows", "joins")},
-                        host, port, profile.threads(item["requests"]), profile.rampup_s,
-                        profile.warmup_s, profile.duration_s, folder / JTL, ids,
-                        folder / "jmeter.log", jmeter=launcher)
-
-
-def start_load(cmd: list[str], profile: Profile) -> subprocess.Popen:
-    """JMeter in its own session, so a Ctrl-C reaches the run loop alone, which stops it."""
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True,
-                            env={**os.environ, **profile.jmeter_env})
 
 
 def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None,

@@ -4,8 +4,11 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -19,6 +22,8 @@ from benchlib.net import free_port
 from benchlib.paths import IDS, ROOT
 from benchlib.processes import stop_group
 from benchlib.results import SCHEMA_VERSION, SUMMARY_COLUMNS, summary_rows
+from collect.app_pool import READINESS_PATH
+from collect.batch import jmeter_command
 from collect.profiles import PROFILES
 from compose_files import (COMPOSE, VARIABLE, build_args, build_context, cnf_options,
                            context_files, copy_arguments, dockerfile_of, dockerfiles, env_example,
@@ -52,14 +57,22 @@ def default_frameworks() -> list[str]:
     return services()["jmeter"]["environment"]["FRAMEWORKS"].split(",")
 
 
-def run_runner(tmp_path, path=None, **env) -> subprocess.CompletedProcess:
-    """docker/jmeter/run-matrix.sh outside Docker: the jmeter service's environment, this
+def runner_env(tmp_path, path=None, **env) -> dict:
+    """The environment of docker/jmeter/run-matrix.sh outside Docker: the jmeter service's, this
     interpreter over this checkout (as the image mounts it at /testbed), the id files, `env` on top."""
-    runner_env = services()["jmeter"]["environment"]
-    full = {"PATH": path or os.environ["PATH"], "PYTHON": sys.executable, "PYTHONPATH": str(ROOT),
-            "IDS": str(IDS), "RESULTS": str(tmp_path), **{k: str(v) for k, v in runner_env.items()},
-            **env}
-    return subprocess.run(["sh", str(RUNNER)], env=full, capture_output=True, text=True, timeout=300)
+    service = services()["jmeter"]["environment"]
+    return {"PATH": path or os.environ["PATH"], "PYTHON": sys.executable, "PYTHONPATH": str(ROOT),
+            "IDS": str(IDS), "RESULTS": str(tmp_path), **{k: str(v) for k, v in service.items()}, **env}
+
+
+def run_runner(tmp_path, path=None, **env) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", str(RUNNER)], env=runner_env(tmp_path, path, **env), capture_output=True,
+                          text=True, timeout=300)
+
+
+# A measurement as a dry run prints it.
+MEASUREMENT = re.compile(r"  measurement \d+: (\S+) (\S+) case (\d+) at (\S+):(\d+), (\d+) threads, ramp-up (\S+) s, "
+                         r"warm-up (\S+) s(?: \(up to (\S+) s\))?, window (\S+) s$")
 
 
 # ---------------------------------------------------------------- the compose file
@@ -367,62 +380,95 @@ def test_compose_runs_the_runner_as_a_non_root_user():
 # ---------------------------------------------------------------- the runner script
 
 def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
-    """The same plans, properties and profile timings as ./testbed run: plan_command's argv."""
+    """As ./testbed run: one JMeter per round on its batch plan (collect/batch.py jmeter_command),
+    each case's frameworks back to back, the profile's threads and timings, each measurement against
+    its own framework's service and port."""
     result = run_runner(tmp_path, DRY_RUN="1", CASES="1,18")
     assert result.returncode == 0, result.stderr
-    commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
     profile = PROFILES[services()["jmeter"]["environment"]["PROFILE"]]
-    assert len(commands) == 2 * profile.iterations * sum(
+    commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
+    assert len(commands) == profile.iterations, result.stdout
+    for n, command in enumerate(commands, start=1):
+        batch = tmp_path / "RUN_ID" / "batches" / f"{n:03d}"
+        assert command == jmeter_command("jmeter", batch / "plan.jmx", batch / "jmeter.log")
+    measured = [MEASUREMENT.match(line).groups() for line in result.stdout.splitlines() if line.startswith("  ")]
+    assert len(measured) == 2 * profile.iterations * sum(
         len(apis) for f, (_, _, apis) in targets().items() if f in default_frameworks()), result.stdout
-    seen = set()
-    for command in commands:
-        api = PurePosixPath(command[command.index("-t") + 1]).stem
-        case = int(re.search(r"/case-(\d+)/iter-\d+/", command[command.index("-l") + 1]).group(1))
-        props = dict(arg[2:].split("=", 1) for arg in command if arg.startswith("-J"))
-        host, port = props["host"], int(props["port"])
-        framework = next(f for f, (h, p, _) in targets().items() if (h, p) == (host, port))
-        expected = jmeter.plan_command(
-            api, case, host, port, profile.threads(find_case(case)["requests"]), profile.rampup_s,
-            profile.warmup_s, profile.duration_s, command[command.index("-l") + 1], IDS,
-            command[command.index("-j") + 1], jmeter="jmeter")
-        assert command == expected, f"{framework} {api} case {case}"
-        seen.add((framework, api, case))
-    assert {c for _, _, c in seen} == {1, 18}
-    assert {f for f, _, _ in seen} == set(default_frameworks())
+    for framework, api, case, host, port, threads, rampup, warmup, cap, window in measured:
+        assert (host, int(port)) == targets()[framework][:2], framework
+        assert int(threads) == profile.threads(find_case(int(case))["requests"])
+        assert (float(rampup), float(warmup), float(cap or warmup), float(window)) == (
+            profile.rampup_s, profile.warmup_s, profile.warmup_cap_s or profile.warmup_s, profile.duration_s)
+    for first, second in zip(measured[::2], measured[1::2]):  # a slot: the pair back to back
+        assert first[1:3] == second[1:3] and {first[0], second[0]} == set(default_frameworks())
+    assert {int(m[2]) for m in measured} == {1, 18}
     assert list(tmp_path.iterdir()) == [], "a dry run writes nothing"
 
 
 def test_runner_measures_every_target_when_frameworks_names_them(tmp_path):
-    """FRAMEWORKS=aspnet,express,fastify: each framework's plans against its own service and port."""
+    """FRAMEWORKS=aspnet,express,fastify: each framework's measurements against its own service and port."""
     result = run_runner(tmp_path, DRY_RUN="1", CASES="1", FRAMEWORKS=",".join(API_SERVICES))
     assert result.returncode == 0, result.stderr
-    commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
-    reached = {(props["host"], int(props["port"])) for props in (
-        dict(arg[2:].split("=", 1) for arg in command if arg.startswith("-J")) for command in commands)}
-    assert reached == {(service, DEFAULT_PORTS[f]) for f, service in API_SERVICES.items()}
+    reached = {MEASUREMENT.match(line).group(1, 4, 5) for line in result.stdout.splitlines()
+               if line.startswith("  ")}
+    assert reached == {(f, service, str(DEFAULT_PORTS[f])) for f, service in API_SERVICES.items()}
     assert list(tmp_path.iterdir()) == []
 
 
-def test_runner_writes_a_standard_run_that_the_report_reads(tmp_path):
-    """Real JMeter, the real plan and the express app from its framework.json, the runner outside
-    Docker, then ./testbed report on what it wrote: one results format everywhere."""
+def test_the_runner_probes_the_readiness_path_of_every_framework_json():
+    """The containers hold no framework.json: the runner's pool knows the path they all agree on."""
+    assert {f["readiness_path"] for f in frameworks()} == {READINESS_PATH}
+
+
+@pytest.fixture(scope="module")
+def private_database(isolated_testbed):
+    """A seeded database of these tests' own, with the seeder's id files beside it (as the compose
+    file's mysql and seed services give the containers): nothing done to the shared one disturbs
+    them."""
+    seeded = isolated_testbed.run("seed")
+    assert seeded.returncode == 0, seeded.stderr
+    return isolated_testbed
+
+
+@contextmanager
+def express_app(tmp_path, testbed):
+    """The express app from its framework.json on a free port, on `testbed`'s database, as its
+    container would run it."""
     framework = by_manifest()["express"][0]
     build(framework)
     port = free_port()
-    app = apps.start_app(framework, port, tmp_path / "app.log")
+    database = {"DB_HOST": "127.0.0.1", "DB_PORT": str(testbed.port), "DB_NAME": "forum",
+                "DB_USER": "forum_api", "DB_PASSWORD": "forum_api"}
+    app = apps.start_app(framework, port, tmp_path / "app.log", database)
     try:
         apps.wait_ready(framework, port, app, tmp_path / "app.log")
-        launcher = Path(jmeter.find_jmeter())
-        result = run_runner(tmp_path / "results", path=f"{launcher.parent}:{os.environ['PATH']}",
-                            TARGETS=f"express=127.0.0.1:{port}:rest", FRAMEWORKS="express",
-                            APIS="rest,graphql", CASES="1,4", PROFILE="smoke", RUN_ID="20990101-000000-check")
+        yield port
     finally:
         stop_group(app)
+
+
+def jmeter_path() -> str:
+    return f"{Path(jmeter.find_jmeter()).parent}:{os.environ['PATH']}"
+
+
+def test_runner_writes_a_standard_run_that_the_report_reads(tmp_path, private_database):
+    """Real JMeter, the real plan and the express app from its framework.json, the runner outside
+    Docker, then ./testbed report on what it wrote: one results format everywhere."""
+    with express_app(tmp_path, private_database) as port:
+        result = run_runner(tmp_path / "results", path=jmeter_path(), IDS=str(private_database.home / "ids"),
+                            TARGETS=f"express=127.0.0.1:{port}:rest", FRAMEWORKS="express",
+                            APIS="rest,graphql", CASES="1,4", PROFILE="smoke", RUN_ID="20990101-000000-check")
     assert result.returncode == 0, result.stdout + result.stderr
     run = tmp_path / "results" / "20990101-000000-check"
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["schema_version"] == SCHEMA_VERSION and manifest["profile"] == "smoke"
     assert manifest["settings"]["profile"] == PROFILES["smoke"].settings()
+    # ./testbed run's manifest where the fields are the same, the runner's own where they differ
+    assert {"protocol", "seed", "order", "validity", "sequential", "versions", "machine"} <= set(manifest)
+    assert manifest["database"] == {"managed": False, "sampled": False}
+    assert manifest["runner"]["restart"].startswith("never") and manifest["layout"]["applied"] is False
+    assert manifest["frameworks"]["express"]["port"] == port
+    assert json.loads((run / "state.json").read_text())["status"] == "complete"
     rows = summary_rows(run / "summary.csv")
     assert list(rows[0]) == SUMMARY_COLUMNS
     assert sorted((r["api"], r["case"], r["status"]) for r in rows) == [
@@ -449,12 +495,16 @@ def test_runner_image_verifies_the_same_jmeter_archive_as_the_cli():
 
 
 @pytest.mark.parametrize("env, message", [
-    ({"CASES": "19"}, "no case 19"),
-    ({"FRAMEWORKS": "spring"}, "no framework named 'spring'"),
-    ({"APIS": "soap"}, "unknown API 'soap'"),
-    ({"PROFILE": "long"}, "unknown PROFILE 'long'"),
-    ({"ITERATIONS": "0"}, "ITERATIONS must be a whole number"),
+    # ./testbed run's words for the same mistakes (collect/preflight.py), naming the variable
+    ({"CASES": "19"}, "no case 19; cases are 1-18."),
+    ({"CASES": "1,x"}, "CASES: numbers and ranges such as 1,4,7-9, not 'x'."),
+    ({"FRAMEWORKS": "spring"}, "no framework named 'spring'; known: aspnet, express, fastify (TARGETS)."),
+    ({"APIS": "soap"}, "unknown API soap; choose from rest, graphql."),
+    ({"PROFILE": "long"}, "PROFILE: invalid choice: 'long' (choose from 'smoke', 'quick', 'study', 'latency')."),
+    ({"ITERATIONS": "0"}, "ITERATIONS must be 1 or more."),
+    ({"ITERATIONS": "two"}, "ITERATIONS: invalid int value: 'two'."),
     ({"DRY_RUN": "", "IDS": "/nonexistent"}, "the seed service has not completed"),
+    ({"DRY_RUN": "", "RESUME": "20990101-000000-none"}, "no run 20990101-000000-none under"),
 ])
 def test_runner_rejects_bad_settings_clearly(tmp_path, env, message):
     """DRY_RUN stops before the id files are looked at, so clearing it shows that check."""
@@ -462,3 +512,35 @@ def test_runner_rejects_bad_settings_clearly(tmp_path, env, message):
     assert result.returncode == 2 and message in result.stderr, (result.stdout, result.stderr)
     assert result.stderr.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_runner_stopped_by_ctrl_c_leaves_an_interrupted_run_that_resume_finishes(tmp_path, private_database):
+    """The run loop's Ctrl-C and resume, in the runner: the cut item set aside under interrupted/,
+    state.json `interrupted` with the RESUME to give, then RESUME=<run id> measures what is left
+    on the targets the run recorded, every item once."""
+    results, run_id = tmp_path / "results", "20990101-000000-resume"
+    settings = {"FRAMEWORKS": "express", "APIS": "rest", "CASES": "1,4", "ITERATIONS": "2", "PROFILE": "smoke",
+                "IDS": str(private_database.home / "ids")}
+    run = results / run_id
+    with express_app(tmp_path, private_database) as port:
+        env = runner_env(results, jmeter_path(), TARGETS=f"express=127.0.0.1:{port}:rest", RUN_ID=run_id, **settings)
+        runner = subprocess.Popen(["sh", str(RUNNER)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        deadline = time.monotonic() + 120
+        while not list(run.glob("express/rest/case-*/iter-01/run.json")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        runner.send_signal(signal.SIGINT)
+        out, err = runner.communicate(timeout=120)
+        assert runner.returncode == 130, out + err
+        state = json.loads((run / "state.json").read_text())
+        assert state["status"] == "interrupted" and state["done"] < 4, state
+        assert f"resume with RESUME={run_id}" in out
+        assert (run / "interrupted").is_dir()
+        resumed = run_runner(results, jmeter_path(), TARGETS="elsewhere=nowhere:1:rest", RESUME=run_id, **settings)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert json.loads((run / "state.json").read_text())["status"] == "complete"
+    rows = summary_rows(run / "summary.csv")
+    assert sorted((r["case"], r["iteration"]) for r in rows) == [("1", "1"), ("1", "2"), ("4", "1"), ("4", "2")]
+    for r in rows:
+        item = run / "express" / "rest" / f"case-{int(r['case']):02d}" / f"iter-{int(r['iteration']):02d}"
+        assert json.loads((item / "run.json").read_text())["status"] == r["status"]

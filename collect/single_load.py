@@ -8,14 +8,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchlib import apps, jmeter, jtl
-from benchlib.cases import API_STYLES, find_case
+from benchlib.cases import find_case
 from benchlib.console import fail, say
 from benchlib.files import write_json
 from benchlib.net import http_status
 from benchlib.engines import Endpoint
 from benchlib.paths import IDS, results_root, shown
 from benchlib.results import JTL
-from collect import remote
+from collect import preflight, remote
 from collect.batch import Batch
 from collect.item import JMETER_SLACK_S, judge
 
@@ -39,11 +39,9 @@ class LoadRequest:
 def validate(r: LoadRequest) -> dict:
     """Every input checked before anything runs; returns the framework."""
     framework = apps.find_framework(r.framework)
-    if r.api not in API_STYLES:
-        fail(f"--api must be {' or '.join(API_STYLES)}, not {r.api!r}.")
+    preflight.check_options([r.api], [r.case], None)  # ./testbed run's checks, in its words
     if r.api not in apps.served_apis(framework):
         fail(f"{r.framework} does not serve {r.api} (the apis in its framework.json).")
-    find_case(r.case)
     for name in ("threads", "duration"):
         value = getattr(r, name)
         if value is not None and value < 1:

@@ -25,8 +25,9 @@ def run_load(*args, results):
 
 @pytest.mark.parametrize("args, message", [
     (["--framework", "nope", "--api", "rest", "--case", "1"], "no framework named 'nope'"),
-    (["--framework", "{f}", "--api", "soap", "--case", "1"], "--api must be rest or graphql"),
-    (["--framework", "{f}", "--api", "rest", "--case", "19"], "there is no case 19"),
+    # ./testbed run's words for an unknown API or case (collect/preflight.py check_options)
+    (["--framework", "{f}", "--api", "soap", "--case", "1"], "unknown API soap; choose from rest, graphql."),
+    (["--framework", "{f}", "--api", "rest", "--case", "19"], "no case 19; cases are 1-18."),
     (["--framework", "{f}", "--api", "rest", "--case", "1", "--threads", "0"], "--threads must be at least 1"),
     (["--framework", "{f}", "--api", "rest", "--case", "1", "--warmup", "2", "--rampup", "3"], "--rampup must be"),
     (["--framework", "{f}", "--api", "rest", "--case", "1", "--port", "70000"], "--port must be"),

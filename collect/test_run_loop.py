@@ -1,5 +1,6 @@
 """RunLoop's bookkeeping, with no app, JMeter or database: what it records, sets aside and
-restores, and what one JMeter process measures. The real processes are in test_faults.py and test_smoke.py."""
+restores, what one JMeter process measures, and what it does with apps something else runs. The
+real processes are in test_faults.py and test_smoke.py."""
 import io
 import json
 
@@ -7,12 +8,14 @@ import pytest
 
 from benchlib.database import Database
 from benchlib.files import write_json
+from benchlib.net import free_port
 from benchlib.results import SUMMARY, summary_rows
 from collect import run_loop
-from collect.app_pool import AppFailed
+from collect.app_pool import AppFailed, ExternalApps, Target
 from collect.phases import PHASES, ROUNDS, Phase
 from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
+from collect.progress import Progress
 
 ORDER = ["toy/rest/case-01/iter-01", "toy/graphql/case-01/iter-01", "toy/rest/case-04/iter-01",
          "toy/rest/case-01/iter-02"]
@@ -121,3 +124,31 @@ def test_every_phase_says_how_long_it_has_left(tmp_path):
     left = {p.name: p.estimate_s(run) for p in PHASES}
     assert left[ROUNDS] == 3 * run.estimate()  # the toy's three REST items; its GraphQL one is excluded
     assert left["ceiling after the rounds"] > 0 and left["latency pass"] == 0  # not the latency profile
+
+
+def external_run(tmp_path, port: int) -> RunLoop:
+    """A run on a pool of apps something else runs: the toy at 127.0.0.1:`port`, serving REST."""
+    manifest = {"settings": {"profile": PROFILES["smoke"].settings()}, "order": ORDER,
+                "layout": {"requested": "no-pin", "applied": False, "note": "elsewhere"},
+                "frameworks": {"toy": {"name": "toy", "variant": {"name": "default"}}}}
+    pool = ExternalApps({"toy": Target("toy", "127.0.0.1", port, ("rest",))})
+    return RunLoop(tmp_path, manifest, manifest["frameworks"], "jmeter", None, stream=io.StringIO(), pool=pool,
+                   resume_command="RESUME=it")
+
+
+def test_apps_run_elsewhere_get_the_rounds_only_at_their_own_address(tmp_path):
+    run = external_run(tmp_path, 5999)
+    assert [p.name for p in run.phases()] == [ROUNDS]
+    assert run.apps.address("toy") == ("127.0.0.1", 5999)
+    assert run.serves(run.items[0]) and not run.serves(run.items[1])  # TARGETS says REST only
+
+
+def test_a_target_that_does_not_answer_fails_its_item_and_nothing_is_started(tmp_path):
+    port = free_port()  # nothing listens there
+    run = external_run(tmp_path, port)
+    with pytest.raises(AppFailed, match=rf"toy is not answering http://127.0.0.1:{port}/healthz \(no answer\)"):
+        run.apps.ensure("toy")
+    run.run_batch(run.todo()[:1], Progress(1, 0, 1, run.stream))
+    record = json.loads((tmp_path / "toy/rest/case-01/iter-01/run.json").read_text())
+    assert record["status"] == "failed" and "is not answering" in record["reason"]
+    assert not (tmp_path / "batches").exists() and run.apps.running == {}

@@ -35,8 +35,9 @@ LOADGENS = ("wrk", "jmeter")
 
 
 @dataclass
-class Slot:
-    """One measurement of a batch: the item, and where the app that serves it is reached (its
+class Measurement:
+    """One of a batch's measurements (one thread group of JMeter's plan, one of wrk_batch's): the
+    item, and where the app that serves it is reached (its
     pool's address for it: this machine's for the run's own apps, a target's own host for apps
     something else runs)."""
     item: dict
@@ -52,7 +53,7 @@ class Slot:
 @dataclass
 class Batch:
     folder: Path
-    slots: list[Slot]
+    measurements: list[Measurement]
     t0: float                      # what the samplers' t_s counts from
     loadgen: str = "jmeter"        # LOADGENS
     process: subprocess.Popen | None = None  # JMeter, or wrk_batch (local load)
@@ -156,19 +157,19 @@ def new_folder(run_dir: Path, parent: Path | None = None) -> Path:
     return folder
 
 
-def measurements(batch: Batch, profile: Profile) -> list[dict]:
+def plan_measurements(batch: Batch, profile: Profile) -> list[dict]:
     return [{"api": s.item["api"], "case": s.item, "host": s.host, "port": s.port,
              "threads": profile.threads(s.item["requests"]), "warmup_s": profile.warmup_s,
              "duration_s": profile.duration_s, "jtl": batch.jtl(i), "ids_dir": batch.ids,
              "window_file": batch.window_file(i),
              "request": plans.ceiling_request(s.host, str(s.port)) if s.ceiling else None, "rampup_s": profile.rampup_s,
              "warmup_cap_s": profile.warmup_cap_s}
-            for i, s in enumerate(batch.slots)]
+            for i, s in enumerate(batch.measurements)]
 
 
 def write_plan(batch: Batch, profile: Profile) -> Path:
     path = batch.folder / "plan.jmx"
-    path.write_text(plans.batch_plan(f"batch {batch.folder.name}", measurements(batch, profile)))
+    path.write_text(plans.batch_plan(f"batch {batch.folder.name}", plan_measurements(batch, profile)))
     return path
 
 
@@ -178,7 +179,7 @@ def write_wrk_plan(batch: Batch, profile: Profile) -> Path:
     def ms(seconds):
         return str(round(seconds * 1000))
     entries = []
-    for i, s in enumerate(batch.slots):
+    for i, s in enumerate(batch.measurements):
         threads = profile.threads(s.item["requests"])
         if s.ceiling:
             method, path, body, check, ids, status = "GET", plans.CEILING_PATH, None, "status", "-", 404
@@ -214,8 +215,8 @@ def start(batch: Batch, profile: Profile, launcher: str, targets: dict[str, int]
     """The load generator on the batch's plan (in its own session, so a Ctrl-C reaches the run
     engine alone, which stops it), then the samplers (`sampler_kinds`) on `targets` (role -> pid)
     and the load generator. JMeter: `launcher` is its launcher; `plan` one written already
-    (collect/latency.py) instead of the closed-model plan of the batch's slots; `properties` JMeter
-    properties (-J) beyond testbed.properties. wrk: collect/wrk_batch.py runs the slots."""
+    (collect/latency.py) instead of the closed-model plan of the batch's measurements; `properties` JMeter
+    properties (-J) beyond testbed.properties. wrk: collect/wrk_batch.py runs the measurements."""
     if engines:
         start_remote(batch, profile, launcher, targets, engines)
         return
@@ -240,9 +241,9 @@ def start_remote(batch: Batch, profile: Profile, launcher: str, targets: dict[st
     """One controller per engine, each with its plan (its share of the threads, the shared start
     times), then the samplers."""
     batch.warmup_s, batch.duration_s = profile.warmup_s, profile.duration_s
-    batch.starts = remote.schedule(len(batch.slots), profile.warmup_s, profile.duration_s)
+    batch.starts = remote.schedule(len(batch.measurements), profile.warmup_s, profile.duration_s)
     batch.controllers = remote.launch(batch.folder, f"batch {batch.folder.name}",
-                                      measurements(batch, profile), batch.starts, engines, launcher)
+                                      plan_measurements(batch, profile), batch.starts, engines, launcher)
     sample_remote(batch, targets)
 
 

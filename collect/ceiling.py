@@ -27,7 +27,7 @@ from benchlib import plans
 from benchlib.results import CEILING, CEILING_COLUMNS
 from collect import batch as batches
 from collect import probe
-from collect.batch import Slot
+from collect.batch import Measurement
 from collect.item_stats import SATURATION
 
 # The arm whose router answers the ceiling's requests: the cheapest 404 of the study's pair, else
@@ -93,12 +93,12 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
                   f"{', '.join(map(str, thread_counts))} connections against {arm}'s GET {plans.CEILING_PATH} (404), "
                   f"{attempts} attempt{'s' if attempts > 1 else ''} …")
     run.apps.ensure(arm)
-    slots = [Slot({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm}, host, port,
-                  ceiling=True) for _ in range(attempts) for t in thread_counts]
-    figures = probe.measure(run, batches.new_folder(run.dir, run.dir / "ceiling"), slots, loadgen)
+    measurements = [Measurement({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm},
+                                host, port, ceiling=True) for _ in range(attempts) for t in thread_counts]
+    figures = probe.measure(run, batches.new_folder(run.dir, run.dir / "ceiling"), measurements, loadgen)
     shared = not run.cpus.get("loadgen")
-    new = [row(f, loadgen, when, i // len(thread_counts) + 1, slot.item["requests"], arm,
-               run.manifest["machine"]["cores"], shared) for i, (f, slot) in enumerate(zip(figures, slots))]
+    new = [row(f, loadgen, when, i // len(thread_counts) + 1, m.item["requests"], arm,
+               run.manifest["machine"]["cores"], shared) for i, (f, m) in enumerate(zip(figures, measurements))]
     append(run.dir / CEILING, new)
     for r in new:
         progress.note(f"  {loadgen} attempt {r['attempt']}, {r['threads']} connections: {r['throughput_rps'] or '-'} "

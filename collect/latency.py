@@ -25,7 +25,7 @@ from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, P
                               latency_jtl, summary_rows)
 from collect import arrivals, item_stats, latency_checks, remote
 from collect import batch as batches
-from collect.batch import Batch, Slot
+from collect.batch import Batch, Measurement
 
 FRACTIONS = (0.25, 0.5, 0.75, 0.9)
 ABOVE = 1.2
@@ -156,9 +156,9 @@ def run_round(run, todo: list[dict], round_: int, progress) -> None:
         run.apps.ensure(name)
     run.check_database()
     batch = Batch(batches.new_folder(run.dir, run.dir / "latency-batches"),
-                  [Slot(m, *run.apps.address(m["framework"])) for m in todo], time.time())
+                  [Measurement(m, *run.apps.address(m["framework"])) for m in todo], time.time())
     length_ms = (WARMUP_S + WINDOW_S) * 1000
-    groups = [{"api": m["api"], "case": m, "port": batch.slots[i].port, "pool": m["pool_threads"],
+    groups = [{"api": m["api"], "case": m, "port": batch.measurements[i].port, "pool": m["pool_threads"],
                "end_ms": length_ms, "offsets": arrivals.offsets(m["target_rps"], length_ms, seed_of(run, m))}
               for i, m in enumerate(todo)]
     targets = run.sampled()
@@ -231,7 +231,7 @@ def finished(batch: Batch) -> int:
     if batch.process is None and not batch.controllers:
         return 0
     if batch.exit_code() == 0:
-        return len(batch.slots)
+        return len(batch.measurements)
     return max(0, batch.groups_started() - 1)
 
 

@@ -1,7 +1,7 @@
-"""Short measurements outside the run's items (the load generator's ceiling, the reference work):
-slots measured as one batch by either load generator, in the run's layout, with the samplers on,
-each reduced to its JTL summary and sampler stats over its own window. Their files stay in the
-folder given (under `ceiling/` or `reference/` of the run)."""
+"""Short measurements outside the run's items (the load generator's ceiling, the reference work),
+made as one batch by either load generator, in the run's layout, with the samplers on, each reduced
+to its JTL summary and sampler stats over its own window. Their files stay in the folder given
+(under `ceiling/` or `reference/` of the run)."""
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +10,7 @@ from benchlib.jtl import summarize
 from benchlib.results import PROC
 from collect import batch as batches
 from collect import item_stats
-from collect.batch import Batch, Slot
+from collect.batch import Batch, Measurement
 from collect.profiles import Profile
 
 
@@ -42,17 +42,17 @@ class Figures:
         return round(cpu / 100 * window * 1000 / n, 4) if cpu is not None and n and window else None
 
 
-def measure(run, folder: Path, slots: list[Slot], loadgen: str) -> list[Figures]:
-    """Measures `slots` (their apps must be running) as one batch of `loadgen` into `folder`."""
+def measure(run, folder: Path, measurements: list[Measurement], loadgen: str) -> list[Figures]:
+    """Measures `measurements` (their apps must be running) as one batch of `loadgen` into `folder`."""
     profile = probe_profile(run.profile)
-    batch = Batch(folder, slots, time.time(), loadgen=loadgen)
+    batch = Batch(folder, measurements, time.time(), loadgen=loadgen)
     try:
         batches.start(batch, profile, run.jmeter, run.sampled(), run.cpus.get("loadgen"))
-        batch.process.wait(timeout=len(slots) * (profile.longest() + 30) + 120)
+        batch.process.wait(timeout=len(measurements) * (profile.longest() + 30) + 120)
     finally:
         batch.stop()
     found = []
-    for index, slot in enumerate(slots):
+    for index, measurement in enumerate(measurements):
         window = batch.window_ms(index)
         out = folder / f"measurement-{index + 1:03d}"
         out.mkdir()
@@ -61,7 +61,7 @@ def measure(run, folder: Path, slots: list[Slot], loadgen: str) -> list[Figures]
         if window:
             for sampled in sorted(batch.raw.iterdir()):
                 item_stats.trim(sampled, out / sampled.name, window[0] / 1000 - batch.t0,
-                                window[1] / 1000 - batch.t0, run.roles(slot.framework))
+                                window[1] / 1000 - batch.t0, run.roles(measurement.framework))
             stats = item_stats.sampler_stats(out / PROC)
         found.append(Figures(summary, stats, batch.cores))
     return found

@@ -25,7 +25,7 @@ from benchlib.paths import IDS
 from benchlib.processes import cpu_seconds
 from benchlib.results import REFERENCE, SCHEMA_VERSION
 from collect import probe
-from collect.batch import Slot
+from collect.batch import Measurement
 
 REFERENCE_CONNECTIONS = 100
 # Each statement shape is sent for this share of the run's probe window (1.5 s of the default 2 s):
@@ -72,8 +72,8 @@ def measure(run, loadgens: list[str], progress) -> dict:
         host, port = run.apps.address(arm)
         item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": arm}
         cheapest, real = probe.measure(run, new_folder(run.dir, f"{arm}-wrk"),
-                                       [Slot({**item, "case": 0}, host, port, ceiling=True), Slot(item, host, port)],
-                                       "wrk")
+                                       [Measurement({**item, "case": 0}, host, port, ceiling=True),
+                                        Measurement(item, host, port)], "wrk")
         figures["apps"][arm] = {"cheapest": cell("GET /testbed-ceiling (404)", cheapest),
                                 "rest_case_1": cell("GET /rest/comment/{id}", real)}
     first = arms[0]
@@ -83,7 +83,7 @@ def measure(run, loadgens: list[str], progress) -> dict:
         else:
             item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": first}
             [f] = probe.measure(run, new_folder(run.dir, f"{first}-{loadgen}"),
-                                [Slot(item, *run.apps.address(first))], loadgen)
+                                [Measurement(item, *run.apps.address(first))], loadgen)
             measured = cell("GET /rest/comment/{id}", f)
         figures["loadgens"][loadgen] = {"at": f"{first} REST case 1, {REFERENCE_CONNECTIONS} connections",
                                         **{k: measured[k] for k in ("throughput_rps", "loadgen_cpu_ms_per_req",

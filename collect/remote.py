@@ -151,8 +151,8 @@ def ids() -> dict[str, str]:
 def schedule(count: int, warmup_s: float, duration_s: float, now: float | None = None) -> list[int]:
     """Each measurement's start on the wall clock (epoch ms)."""
     first = (now or time.time()) + LEAD_S
-    slot = warmup_s + duration_s + GAP_S
-    return [round((first + i * slot) * 1000) for i in range(count)]
+    period = warmup_s + duration_s + GAP_S
+    return [round((first + i * period) * 1000) for i in range(count)]
 
 
 def launch(folder: Path, title: str, measurements: list[dict], starts: list[int],

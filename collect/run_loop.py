@@ -30,7 +30,7 @@ from collect import ceiling, pinning, remote
 from collect.app_pool import AppFailed, AppPool, ExternalApps
 from collect.phases import PHASES, ROUNDS, Phase
 from collect.remote import EngineLost
-from collect.batch import LOADGENS, Batch, Slot
+from collect.batch import LOADGENS, Batch, Measurement
 from collect.item import (JMETER_SLACK_S, copy_log, judge, log_tail, new_record, outcome_line,
                           trimmed_stats)
 from collect.profiles import Profile
@@ -317,7 +317,7 @@ class RunLoop:
             return
         self.check_database()
         batch = Batch(batches.new_folder(self.dir),
-                      [Slot(item, *self.apps.address(item["framework"])) for item in items],
+                      [Measurement(item, *self.apps.address(item["framework"])) for item in items],
                       time.time(), loadgen=self.sink.loadgen, ids=self.ids)
         db_pid = self.database_pid()
         marks: list[dict] = []
@@ -333,7 +333,7 @@ class RunLoop:
             batch.stop()
         self.keep(batch, marks, end.finished, progress)
         if end.reason and end.finished < len(marks):
-            cut = batch.slots[end.finished].item
+            cut = batch.measurements[end.finished].item
             if end.failed:
                 record = self.read_record(cut)
                 self.take_files(batch, end.finished, marks, record)
@@ -346,24 +346,24 @@ class RunLoop:
             raise EngineLost(end.reason)
 
     def finished_before_cut(self, batch: Batch, marks: list) -> int:
-        return len(batch.slots) if (batch.process or batch.controllers) and batch.exit_code() == 0 \
-            and len(marks) == len(batch.slots) else max(0, len(marks) - 1)
+        return len(batch.measurements) if (batch.process or batch.controllers) and batch.exit_code() == 0 \
+            and len(marks) == len(batch.measurements) else max(0, len(marks) - 1)
 
     def watch(self, batch: Batch, db_pid: int | None, marks: list, progress: Progress) -> BatchEnd:
         """Follows JMeter through the batch: opens each item as its thread group starts, and stops
         JMeter when it exits, an app or the database dies, or a measurement overruns."""
         p = self.profile
         deadline = time.monotonic() + p.longest() + JMETER_SLACK_S
-        names = list(dict.fromkeys(s.framework for s in batch.slots))
+        names = list(dict.fromkeys(s.framework for s in batch.measurements))
         while True:
             while len(marks) < batch.groups_started():
                 if marks:
                     progress.advance()
                 self.open_item(batch, len(marks), db_pid, marks)
                 deadline = time.monotonic() + p.longest() + JMETER_SLACK_S
-                slot = batch.slots[len(marks) - 1]
-                progress.start(f"{item_key(slot.item)} ({slot.item['requests']} req, {slot.item['rows']} "
-                               f"rows, {'join' if slot.item['joins'] else 'no join'})")
+                begun = batch.measurements[len(marks) - 1].item
+                progress.start(f"{item_key(begun)} ({begun['requests']} req, {begun['rows']} rows, "
+                               f"{'join' if begun['joins'] else 'no join'})")
             fault = batch.engine_fault()
             if fault:
                 return BatchEnd(max(0, len(marks) - 1), fault, engine_lost=True)
@@ -372,12 +372,12 @@ class RunLoop:
                 finished = self.finished_before_cut(batch, marks)
                 if finished == len(marks) and marks:
                     progress.advance()
-                return BatchEnd(finished, None if finished == len(batch.slots)
+                return BatchEnd(finished, None if finished == len(batch.measurements)
                                 else f"JMeter exited with code {code}", tail=log_tail(batch.log))
             exited = self.apps.exited(names)
             if exited:
                 name, code = exited
-                running = batch.slots[len(marks) - 1].framework if marks else None
+                running = batch.measurements[len(marks) - 1].framework if marks else None
                 return BatchEnd(max(0, len(marks) - 1), f"the app exited with code {code} during the case",
                                 failed=running == name, tail=log_tail(self.apps.running[name].log))
             if db_pid and not alive(db_pid):
@@ -396,19 +396,19 @@ class RunLoop:
     def open_item(self, batch: Batch, index: int, db_pid: int | None, marks: list) -> None:
         """The item JMeter has just begun: its folder, and a run.json that says `running` and who
         is measured. Also marks where each app's log stands, so the item keeps its own slice."""
-        slot = batch.slots[index]
+        measurement = batch.measurements[index]
         marks.append({name: (app.log, app.log.stat().st_size if app.log.exists() else 0)
                       for name, app in self.apps.running.items()})
-        folder = self.item_dir(slot.item)
+        folder = self.item_dir(measurement.item)
         folder.mkdir(parents=True)
-        record = new_record(slot.item, self.profile)
-        app = self.apps.running.get(slot.framework)  # None: an app something else runs
+        record = new_record(measurement.item, self.profile)
+        app = self.apps.running.get(measurement.framework)  # None: an app something else runs
         record["pids"] = {"app": app.pid if app else None, "db": db_pid, "loadgen": batch.loadgen_pid}
         record["loadgen"] = batch.loadgen
-        record["variant"] = self.frameworks[slot.framework]["variant"]["name"]
-        record["loaded"] = self.apps.loaded.get(slot.framework)
+        record["variant"] = self.frameworks[measurement.framework]["variant"]["name"]
+        record["loaded"] = self.apps.loaded.get(measurement.framework)
         record["batch"] = {"folder": batch.folder.relative_to(self.dir).as_posix(),
-                           "position": index + 1, "of": len(batch.slots)}
+                           "position": index + 1, "of": len(batch.measurements)}
         if not db_pid:
             record["db_sampled"] = False
             record["db_note"] = ("managed server's pid not found: not sampled" if self.db and self.db.managed
@@ -418,12 +418,12 @@ class RunLoop:
     def keep(self, batch: Batch, marks: list, finished: int, progress: Progress) -> None:
         """Records the batch's first `finished` items from the batch's files."""
         for index in range(finished):
-            item = batch.slots[index].item
+            item = batch.measurements[index].item
             progress.result(item_key(item), self.finish_item(batch, index, marks))
 
     def finish_item(self, batch: Batch, index: int, marks: list) -> str:
-        slot = batch.slots[index]
-        item, folder = slot.item, self.item_dir(slot.item)
+        measurement = batch.measurements[index]
+        item, folder = measurement.item, self.item_dir(measurement.item)
         record = self.read_record(item)
         engines = self.take_files(batch, index, marks, record)
         window_ms = batch.window_ms(index)
@@ -434,7 +434,7 @@ class RunLoop:
                                        log_tail(batch.log), summary)
         if (summary.get("errors") or 0) > 0:
             self.check_database(item_key(item))
-        roles = {**self.roles(slot.framework),
+        roles = {**self.roles(measurement.framework),
                  **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
         window, stats = trimmed_stats(folder, batch.raw, batch.t0, roles, window_ms)
         window["warmup_taken_s"] = batch.warmup_taken_s(index)
@@ -457,8 +457,8 @@ class RunLoop:
     def take_files(self, batch: Batch, index: int, marks: list, record: dict) -> list[dict] | None:
         """The item's JTL, out of the batch's folder (with engines, theirs merged into one, and
         what each engine ran and reported kept in `record`), and its slice of its app's log."""
-        slot = batch.slots[index]
-        folder = self.item_dir(slot.item)
+        measurement = batch.measurements[index]
+        folder = self.item_dir(measurement.item)
         engines = None
         if batch.controllers:
             engines = remote.take(batch.controllers, index, folder / JTL, record["load"]["threads"])
@@ -467,9 +467,9 @@ class RunLoop:
             batch.jtl(index).rename(folder / JTL)
             if batch.jtl(index).with_suffix(".out").exists():  # wrk's own report, beside its JTL
                 batch.jtl(index).with_suffix(".out").rename(folder / LOADGEN_OUT)
-        if slot.framework in marks[index]:
-            log, start = marks[index][slot.framework]
-            after = marks[index + 1].get(slot.framework) if index + 1 < len(marks) else None
+        if measurement.framework in marks[index]:
+            log, start = marks[index][measurement.framework]
+            after = marks[index + 1].get(measurement.framework) if index + 1 < len(marks) else None
             copy_log(log, start, folder / "app.log", after[1] if after and after[0] == log else None)
         return engines
 

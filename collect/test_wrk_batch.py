@@ -16,7 +16,7 @@ from benchlib.net import free_port
 from benchlib.paths import IDS, ROOT
 from benchlib.processes import stop_group
 from collect import batch as batches
-from collect.batch import Batch, Slot
+from collect.batch import Batch, Measurement
 from collect.profiles import Profile
 
 # Little's law within 10 % holds only when no other test competes for the cores.
@@ -44,10 +44,10 @@ def item(case: int, connections: int) -> dict:
     return {"api": "rest", **cases()[case], "requests": connections, "framework": "express", "iteration": 1}
 
 
-def test_a_wrk_batch_measures_each_slot_in_its_own_window_with_a_row_per_request(express, tmp_path):
+def test_a_wrk_batch_measures_each_measurement_in_its_own_window_with_a_row_per_request(express, tmp_path):
     here = "127.0.0.1"
-    batch = Batch(tmp_path, [Slot(item(1, 20), here, express), Slot(item(3, 30), here, express),
-                             Slot(item(1, 20), here, express, ceiling=True)], time.time(), loadgen="wrk")
+    batch = Batch(tmp_path, [Measurement(item(1, 20), here, express), Measurement(item(3, 30), here, express),
+                             Measurement(item(1, 20), here, express, ceiling=True)], time.time(), loadgen="wrk")
     try:
         batches.start(batch, SHORT, "unused", {}, None)
         assert batch.process.wait(timeout=120) == 0

@@ -129,13 +129,14 @@ def run_all(pytest_args: list[str]) -> int:
 
 
 def side_by_side(suites: list[Suite], env: dict) -> list[str]:
-    """Runs `suites` at once, the names of those that failed. The end-to-end tests leave a third of
-    two cores idle (waiting for apps, engines and windows: 142 % of 200 in a clean-clone run), which
-    the implementations' own suites use. pytest's output streams as it goes; each other suite's is
-    kept and printed whole after it, in order, so no two are interleaved."""
+    """Runs pytest and, beside it, the other `suites` one after another; the names of those that
+    failed. The end-to-end tests leave a third of two cores idle (waiting for apps, engines and
+    windows: 142 % of 200 in a clean-clone run), which the other suites use; one at a time, so that
+    pytest's workers never share the cores with more than one of them. pytest's output streams as it
+    goes; each other suite's is kept and printed whole after it, in order, so no two are interleaved."""
     streamed = next(s for s in suites if s.name == PYTEST)
     kept = [s for s in suites if s is not streamed]
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=len(kept) or 1) as pool:
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=1) as pool:
         outputs = {s.name: open(Path(tmp) / f"{i}.out", "w+") for i, s in enumerate(kept)}
         running = {s.name: pool.submit(s.run, env, outputs[s.name]) for s in kept}
         say(streamed.heading())

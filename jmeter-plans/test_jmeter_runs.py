@@ -32,7 +32,9 @@ def outcome(tmp_path_factory, launcher, implementations, fake_servers):
                                                generate.timing(str(IDS)), groups))
     run = subprocess.run([launcher, "-n", "-t", str(out / "all.jmx"), "-q", str(PROPERTIES),
                           "-l", str(out / "all.jtl"), "-j", str(out / "jmeter.log"),
-                          "-Jrampup=0", "-Jwarmup=2", "-Jduration=3"],
+                          # A 5 s window: a group has one thread or two, and on a busy 2-core machine a
+                          # 3 s window once held no sample of one (its request in flight throughout).
+                          "-Jrampup=0", "-Jwarmup=2", "-Jduration=5"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     jtl = pd.read_csv(out / "all.jtl", dtype=str, keep_default_na=False)

@@ -37,9 +37,8 @@ LOADGENS = ("wrk", "jmeter")
 @dataclass
 class Measurement:
     """One of a batch's measurements (one thread group of JMeter's plan, one of wrk_batch's): the
-    item, and where the app that serves it is reached (its
-    pool's address for it: this machine's for the run's own apps, a target's own host for apps
-    something else runs)."""
+    item, and where the app that serves it is reached (its pool's address for it: this machine's
+    for the run's own apps, a target's own host for apps something else runs)."""
     item: dict
     host: str
     port: int
@@ -146,6 +145,14 @@ class Batch:
             self.samplers.stop()
 
 
+def next_batch(todo: list[dict], profile: Profile) -> list[dict]:
+    """What one load generator process measures: the rest of the current round, or, when every
+    case gets a fresh app, one item."""
+    if profile.restart == "case":
+        return todo[:1]
+    return [item for item in todo if item["iteration"] == todo[0]["iteration"]]
+
+
 def new_folder(run_dir: Path, parent: Path | None = None) -> Path:
     """batches/<n> (or <parent>/<n>): numbered on, never reused, so a resumed run keeps the
     batches cut short."""
@@ -213,10 +220,11 @@ def start(batch: Batch, profile: Profile, launcher: str, targets: dict[str, int]
           loadgen_cpus, engines: "remote.Engines | None" = None, plan: Path | None = None,
           properties: dict | None = None, sampler_kinds: tuple[str, ...] = ("proc", "top")) -> None:
     """The load generator on the batch's plan (in its own session, so a Ctrl-C reaches the run
-    engine alone, which stops it), then the samplers (`sampler_kinds`) on `targets` (role -> pid)
+    loop alone, which stops it), then the samplers (`sampler_kinds`) on `targets` (role -> pid)
     and the load generator. JMeter: `launcher` is its launcher; `plan` one written already
-    (collect/latency.py) instead of the closed-model plan of the batch's measurements; `properties` JMeter
-    properties (-J) beyond testbed.properties. wrk: collect/wrk_batch.py runs the measurements."""
+    (collect/latency.py) instead of the closed-model plan of the batch's measurements;
+    `properties` JMeter properties (-J) beyond testbed.properties. wrk: collect/wrk_batch.py runs
+    the measurements."""
     if engines:
         start_remote(batch, profile, launcher, targets, engines)
         return

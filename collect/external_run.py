@@ -30,11 +30,11 @@ from benchlib.paths import IDS, results_root
 from benchlib.results import MANIFEST, new_run_id, parse_item_key
 from collect import preflight, run_manifest, runs
 from collect.app_pool import ExternalApps, Target
-from collect.batch import jmeter_command
+from collect.batch import jmeter_command, next_batch
 from collect.matrix import MatrixRequest
 from collect.order import order
 from collect.profiles import DEFAULT, PROFILES
-from collect.run_loop import RunLoop, next_batch
+from collect.run_loop import RunLoop
 
 RUNNER = "collect/external_run.py (docker-compose jmeter service)"
 # The settings as run-matrix.sh takes them, for the errors that name one.

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from benchlib.files import write_json
 from benchlib.results import MANIFEST
 from collect import ceiling, extra_passes, latency, pinning, probe, reference
-from collect.batch import LOADGENS
+from collect.batch import LOADGENS, next_batch
 from collect.rounds import Rounds
 
 ROUNDS = "rounds"
@@ -85,7 +85,7 @@ def rounds(run, progress) -> None:
     app) at a time, then extra rounds while the budget lasts (collect/rounds.py)."""
     todo, added = run.todo(), Rounds(run)
     while todo:
-        batch = run.next_batch(todo)
+        batch = next_batch(todo, run.profile)
         run.run_batch(batch, progress)
         added.ran(len(batch))
         run.set_state("running")

@@ -52,14 +52,6 @@ def socket_errors(out: Path) -> dict[str, int]:
     return {k: v for k, v in counts.items() if v}
 
 
-def next_batch(todo: list[dict], profile: Profile) -> list[dict]:
-    """What one JMeter process measures: the rest of the current round, or, when every case gets a
-    fresh app, one item."""
-    if profile.restart == "case":
-        return todo[:1]
-    return [item for item in todo if item["iteration"] == todo[0]["iteration"]]
-
-
 class DatabaseDown(Exception):
     """The database stopped answering: the run stops, resumable, rather than record garbage."""
 
@@ -256,9 +248,6 @@ class RunLoop:
     def estimate(self) -> float:
         p = self.profile
         return p.longest() + (6 if p.restart == "case" else 1)
-
-    def next_batch(self, todo: list[dict]) -> list[dict]:
-        return next_batch(todo, self.profile)
 
     def database_pid(self) -> int | None:
         """Read again per batch: the managed server may have been restarted since. An external

@@ -12,6 +12,7 @@ from benchlib.net import free_port
 from benchlib.results import SUMMARY, summary_rows
 from collect import run_loop
 from collect.app_pool import AppFailed, ExternalApps, Target
+from collect.batch import next_batch
 from collect.phases import PHASES, ROUNDS, Phase
 from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
@@ -84,7 +85,7 @@ def test_one_jmeter_process_measures_the_rest_of_a_round_or_with_fresh_apps_one_
     run = new_run(tmp_path, profile)
     todo, batches = list(run.items), []
     while todo:
-        batches.append(run.next_batch(todo))
+        batches.append(next_batch(todo, run.profile))
         todo = todo[len(batches[-1]):]
     assert [len(b) for b in batches] == sizes
     assert all(len({item["iteration"] for item in b}) == 1 for b in batches)

@@ -23,7 +23,8 @@ def register(sub):
     p.add_argument("--profile", type=profile_name, metavar="{" + ",".join(PROFILES) + "}", default=None,
                    help="smoke: all cases, tiny loads (CI); quick: full loads, 3 interleaved rounds, "
                         "paired statistics (default); study: the study's protocol, 10 iterations; latency: "
-                        "each cell's capacity, then latency at fixed arrival rates (open model)")
+                        "each cell's capacity, then latency at fixed arrival rates (open model); latency-smoke: "
+                        "the same with one round at each rate (CI)")
     p.add_argument("--frameworks", type=names, metavar="F[,F…]",
                    help="default: the study's pair, aspnet,express; all: every framework.json")
     p.add_argument("--variants", type=names, metavar="F:V[,F:V…]",

@@ -3,9 +3,9 @@ that measured each cell's capacity: latency at fixed arrival rates, the same for
 
 For each API x case, the rates are FRACTIONS of the slowest framework's capacity (summary.csv's
 throughput of a valid or bound item; a bound one's is a lower bound) and one rate ABOVE it. The
-pass runs LATENCY_ROUNDS interleaved rounds, each one JMeter process (a batch) measuring every
-(API, case, step, framework) once, in an order shuffled from the run's seed with the frameworks
-of a slot back to back. Each measurement is an open-model thread group (benchlib/plans.open_group):
+pass runs the profile's `latency_rounds` interleaved rounds, each one JMeter process (a batch)
+measuring every (API, case, step, framework) once, in an order shuffled from the run's seed with
+the frameworks of a slot back to back. Each measurement is an open-model thread group (benchlib/plans.open_group):
 a pool of the case's concurrent users sends a Poisson schedule (collect/arrivals.py) for WARMUP_S,
 not recorded, then WINDOW_S, recorded; latency counts from each arrival's intended time.
 
@@ -29,7 +29,6 @@ from collect.batch import Batch, Measurement
 
 FRACTIONS = (0.25, 0.5, 0.75, 0.9)
 ABOVE = 1.2
-LATENCY_ROUNDS = 3
 WARMUP_S = 2
 WINDOW_S = 5
 # Beyond its seconds of load, what a measurement costs (its pool's start, the last responses), and
@@ -93,7 +92,7 @@ def cells(run, progress) -> list[dict]:
                     "capacity_validity": {f: have[f][1] for f in arms}, "slowest": slowest,
                     "rates": [round(base * x, 1) for x in (*FRACTIONS, ABOVE)]})
     run.manifest["latency"] = {
-        "fractions": list(FRACTIONS), "above": ABOVE, "rounds": LATENCY_ROUNDS,
+        "fractions": list(FRACTIONS), "above": ABOVE, "rounds": run.profile.latency_rounds,
         "late_ms": latency_checks.LATE_MS, "warmup_s": WARMUP_S, "window_s": WINDOW_S,
         "arrivals": ARRIVALS, "checks": latency_checks.protocol(), "cells": out}
     write_json(run.dir / MANIFEST, run.manifest)
@@ -136,7 +135,7 @@ def estimate_s(run) -> float:
         return 0
     per = WARMUP_S + WINDOW_S + OVERHEAD_S["measurement"]
     slots = len({(i["api"], i["case"], i["framework"]) for i in run.items}) * (len(FRACTIONS) + 1)
-    return LATENCY_ROUNDS * (slots * per + OVERHEAD_S["round"]) - len(done(run.dir)) * per
+    return run.profile.latency_rounds * (slots * per + OVERHEAD_S["round"]) - len(done(run.dir)) * per
 
 
 def run_pass(run, progress) -> None:
@@ -145,7 +144,7 @@ def run_pass(run, progress) -> None:
         return
     cell_list = cells(run, progress)
     have = done(run.dir)
-    for round_ in range(1, LATENCY_ROUNDS + 1):
+    for round_ in range(1, run.profile.latency_rounds + 1):
         todo = [m for m in planned(run, cell_list, round_) if key(m) not in have]
         if todo:
             run_round(run, todo, round_, progress)
@@ -164,7 +163,7 @@ def run_round(run, todo: list[dict], round_: int, progress) -> None:
     targets = run.sampled()
     title = f"latency round {round_} ({batch.folder.name})"
     where = f"{len(run.engines.endpoints)} engines" if run.engines else "one JMeter"
-    progress.note(f"latency: round {round_}/{LATENCY_ROUNDS}: {len(todo)} measurements of "
+    progress.note(f"latency: round {round_}/{run.profile.latency_rounds}: {len(todo)} measurements of "
                   f"{WARMUP_S} + {WINDOW_S} s, {where} …")
     deadline = time.monotonic() + len(todo) * (WARMUP_S + WINDOW_S + 5) + ROUND_SLACK_S
     try:

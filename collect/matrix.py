@@ -14,7 +14,7 @@ from benchlib.jmeter import find_jmeter
 from benchlib.paths import bind_address
 from benchlib.packages import ensure_debian
 from collect import pinning, preflight, remote, runs
-from collect.profiles import DEFAULT, PROFILES
+from collect.profiles import DEFAULT, PROFILES, Profile
 
 
 @dataclass
@@ -83,7 +83,7 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
             profile = profile.with_budget(request.budget_min * 60)
         options = runs.RunOptions(profile, list(chosen), request.api_names(), request.case_numbers(),
                                   request.pin, root, engines,
-                                  loadgen=request.loadgen or default_loadgen(profile.name, engines))
+                                  loadgen=request.loadgen or default_loadgen(profile, engines))
         if request.seed is not None:
             options.seed = request.seed
         layout = pinning.shared("the load comes from remote engines: every core here is the apps' and the "
@@ -96,11 +96,11 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     return run.execute(), run.dir
 
 
-def default_loadgen(profile: str, engines) -> str:
+def default_loadgen(profile: Profile, engines) -> str:
     """JMeter for the study's protocol (its tool, with remote engines as its client machine), the
     latency profile (its open-model plans) and remote engines; otherwise the load generator the
     run's reference work finds cheaper per request ("auto": wrk on the 2-core machines)."""
-    return "jmeter" if engines or profile in ("study", "latency") else "auto"
+    return "jmeter" if engines or profile.latency or profile.name == "study" else "auto"
 
 
 def default_frameworks() -> list[str] | None:

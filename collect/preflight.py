@@ -62,7 +62,7 @@ def check_loadgen(loadgen: str | None, profile: str, engines: bool) -> None:
     profile's open model (its arrivals are JMeter plans)."""
     if loadgen == "wrk" and engines:
         fail("--engines sends the load from JMeter remote engines; drop --loadgen wrk (or --engines).")
-    if loadgen == "wrk" and profile == "latency":
+    if loadgen == "wrk" and PROFILES[profile].latency:
         fail("the latency profile drives its arrivals with JMeter; drop --loadgen wrk.")
 
 

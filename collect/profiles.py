@@ -28,8 +28,9 @@ class Profile:
     budget_s: float | None = None
     target: float = 0.10
     # After the rounds (collect/latency.py): the open-model latency pass at fixed fractions of
-    # each cell's capacity, which the rounds measured.
+    # each cell's capacity, which the rounds measured, in this many rounds.
     latency: bool = False
+    latency_rounds: int = 3
     # The probes outside the items (the reference work, the load generator's ceiling:
     # collect/probe.py) measure for this long, after a ramp-up of a quarter and a warm-up of half
     # of it (the warm-up going on, up to the window's length, until every connection has answered).
@@ -118,5 +119,11 @@ PROFILES = {
                    "rates (open model, Poisson), the same rates for every framework",
         iterations=1, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
         warmup_cap_s=4, latency=True),
+    # The latency profile through every step of its pipeline at a fraction of its time: one round at
+    # each rate (a round through remote engines costs 25 s of their lead before its 35 s of load).
+    "latency-smoke": Profile(
+        "latency-smoke", "the latency profile with one round at each rate: proves its pipeline end to end (CI)",
+        iterations=1, rampup_s=1, warmup_s=1, duration_s=3, thread_cap=None, restart="run",
+        warmup_cap_s=3, latency=True, latency_rounds=1),
 }
 DEFAULT = "quick"

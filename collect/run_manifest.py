@@ -161,9 +161,10 @@ def loadgen_record(options) -> dict:
         return {"requested": "jmeter", "tool": "jmeter", "why": "remote engines are JMeter's (--engines)"}
     if options.loadgen == "auto":
         return {"requested": "auto", "tool": None, "why": None}
+    profiles_own = options.loadgen == "jmeter" and (options.profile.latency or options.profile.name == "study")
     return {"requested": options.loadgen, "tool": options.loadgen,
-            "why": f"--loadgen {options.loadgen}" if options.loadgen != "jmeter" or options.profile.name not in
-            ("study", "latency") else f"the {options.profile.name} profile's instrument, the study's own tool"}
+            "why": f"the {options.profile.name} profile's instrument, the study's own tool" if profiles_own
+            else f"--loadgen {options.loadgen}"}
 
 
 def common(options, arms: list[str], jmeter: str, run_id: str) -> dict:

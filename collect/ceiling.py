@@ -84,7 +84,7 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
     """The ceiling of `loadgen` at `thread_counts`, unless ceiling.csv has it: one batch of
     ATTEMPTS attempts before the rounds, of one attempt after them; returns read(). `run` is the
     run's RunLoop (its apps, layout and JMeter)."""
-    if run.sink.remote or measured(run, loadgen, when):
+    if run.files.remote or measured(run, loadgen, when):
         return read(run.dir, loadgen)
     arm = target(list(run.frameworks))
     host, port = run.apps.address(arm)

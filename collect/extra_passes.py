@@ -94,7 +94,7 @@ def crosscheck(run, progress) -> None:
                   f"{', '.join(map(str, CROSSCHECK_CASES))}) …")
     with run.measuring_into(run.dir / CROSSCHECK_DIR, run.dir / CROSSCHECK, loadgen):
         for item in items:
-            run.set_aside(item)  # an attempt cut short by an interruption
+            run.files.set_aside(item)  # an attempt cut short by an interruption
         run.ceilings[loadgen] = ceiling.measure(run, loadgen, run.thread_counts(), progress)
         while items:
             batch = [i for i in items if i["iteration"] == items[0]["iteration"]]

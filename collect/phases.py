@@ -89,7 +89,7 @@ def rounds(run, progress) -> None:
         run.run_batch(batch, progress)
         added.ran(len(batch))
         run.set_state("running")
-        todo = [item for item in todo if not run.finished(item)] or added.add()
+        todo = [item for item in todo if not run.files.finished(item)] or added.add()
         progress.total = len(run.items)
 
 

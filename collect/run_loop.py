@@ -3,12 +3,8 @@ reference work and the ceiling, the rounds, the passes after them), keeps `state
 the run, resumable, on Ctrl-C, a database that went down or a lost engine. The phases measure
 through it: a batch at a time (collect/batch.py: one load generator process, wrk's driver or
 JMeter, measures a batch's items one after another), on the apps of its pool (collect/app_pool.py),
-each item written to its folder, run.json and the summary as it ends.
-
-A folder that exists belongs to a finished item or to an attempt that was cut short; the latter is
-moved under `interrupted/` before it is redone, so nothing is ever overwritten.
+each item written (collect/item_files.py) as it ends.
 """
-import json
 import os
 import sys
 import time
@@ -20,25 +16,23 @@ from benchlib import database as managed_db
 from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
-from benchlib.jtl import JTL_FIELDS, summarize
+from benchlib.jtl import summarize
 from benchlib.paths import DEFAULT_RESULTS, IDS
 from benchlib.processes import alive
-from benchlib.results import (JTL, MANIFEST, RUN_JSON, SAMPLER_FIELDS, STATE, SUMMARY, append_summary,
-                              item_key, parse_item_key, summary_row, summary_rows)
+from benchlib.results import JTL, MANIFEST, STATE, SUMMARY, item_key, parse_item_key, summary_rows
 from collect import batch as batches
 from collect import ceiling, pinning, remote
 from collect.app_pool import AppFailed, AppPool, ExternalApps
 from collect.phases import PHASES, ROUNDS, Phase
 from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Measurement
-from collect.item import (JMETER_SLACK_S, copy_log, judge, log_tail, new_record, outcome_line,
-                          trimmed_stats)
+from collect.item import JMETER_SLACK_S, copy_log, judge, log_tail, outcome_line, trimmed_stats
+from collect.item_files import ItemFiles
 from collect.profiles import Profile
 from collect.samplers import LOADGEN_ROLE, MACHINE_ROLES
 from collect.progress import Progress, final_report
 from collect.run_manifest import now_iso
 
-FINISHED = ("ok", "failed", "excluded")
 LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket errors), in the item's folder
 
 
@@ -54,17 +48,6 @@ def socket_errors(out: Path) -> dict[str, int]:
 
 class DatabaseDown(Exception):
     """The database stopped answering: the run stops, resumable, rather than record garbage."""
-
-
-@dataclass
-class Sink:
-    """Where measured items go: the run's own (its folder and summary.csv, measured by the run's
-    load generator, from remote engines if it has them), or the cross-check's (crosscheck/ and
-    crosscheck.csv, by the other one, on this machine)."""
-    root: Path
-    summary: Path
-    loadgen: str
-    remote: bool = False
 
 
 @dataclass
@@ -103,11 +86,13 @@ class RunLoop:
         self.pinned_db: int | None = None          # the database pid whose threads were moved
         # loadgen -> threads -> what it drives against the cheapest answer (collect/ceiling.py)
         self.ceilings = {lg: ceiling.read(run_dir, lg) for lg in LOADGENS}
-        self.crosschecking: Sink | None = None  # set while the cross-check measures (measuring_into)
+        self.crosschecking: ItemFiles | None = None  # set while the cross-check measures (measuring_into)
 
     @property
-    def sink(self) -> Sink:
-        return self.crosschecking or Sink(self.dir, self.dir / SUMMARY, self.loadgen, remote=bool(self.engines))
+    def files(self) -> ItemFiles:
+        """Where the items measured now go."""
+        return self.crosschecking or ItemFiles(self.dir, self.dir / SUMMARY, self.loadgen, self.profile,
+                                               remote=bool(self.engines))
 
     @property
     def layout(self) -> dict:
@@ -129,41 +114,7 @@ class RunLoop:
         """state.json: whether the run is going, interrupted, stopped or complete."""
         write_json(self.dir / STATE, {
             "status": status, "reason": reason, "pid": os.getpid(), "updated_at": now_iso(),
-            "done": sum(1 for item in self.items if self.finished(item))})
-
-    def item_dir(self, item: dict) -> Path:
-        return self.sink.root / item_key(item)
-
-    def finished(self, item: dict) -> bool:
-        try:
-            return json.loads((self.item_dir(item) / RUN_JSON).read_text())["status"] in FINISHED
-        except (OSError, ValueError, KeyError):
-            return False
-
-    def set_aside(self, item: dict) -> None:
-        """An attempt cut short is kept, out of the way, under interrupted/."""
-        folder = self.item_dir(item)
-        if not folder.exists():
-            return
-        n = 1
-        while (target := self.sink.root / "interrupted" / f"{item_key(item)}-attempt-{n}").exists():
-            n += 1
-        target.parent.mkdir(parents=True, exist_ok=True)
-        folder.rename(target)
-
-    def reconcile_summary(self) -> None:
-        """A run killed between an item's run.json and its summary row gets the row back."""
-        have = {(r["framework"], r["api"], int(r["case"]), int(r["iteration"]))
-                for r in summary_rows(self.dir / SUMMARY)}
-        for item in self.items:
-            if (item["framework"], item["api"], item["case"], item["iteration"]) in have \
-                    or not self.finished(item):
-                continue
-            record = json.loads((self.item_dir(item) / RUN_JSON).read_text())
-            results = record.get("results", {})
-            append_summary(self.dir / SUMMARY, summary_row(
-                item, record["status"], record["flags"], {k: results.get(k) for k in JTL_FIELDS},
-                {k: results.get(k) for k in SAMPLER_FIELDS}, record.get("checks")))
+            "done": sum(1 for item in self.items if self.files.finished(item))})
 
     def results_dir_hint(self) -> str:
         return "" if self.dir.parent.resolve() == DEFAULT_RESULTS.resolve() \
@@ -178,15 +129,15 @@ class RunLoop:
 
     def execute(self) -> int:
         """The phases in order (collect/phases.py), each resuming what it has left."""
-        todo = [item for item in self.items if not self.finished(item)]
+        todo = [item for item in self.items if not self.files.finished(item)]
         self.set_aside_unfinished()
-        self.reconcile_summary()
+        self.files.reconcile(self.items)
         progress = Progress(len(self.items), len(self.items) - len(todo), self.estimate(), self.stream)
         self.set_state("running")
         phases = self.phases()
         try:
             for item in [i for i in todo if not self.serves(i)]:
-                progress.result(item_key(item), self.exclude(item))
+                progress.result(item_key(item), self.files.exclude(item))
             for n, phase in enumerate(phases):
                 if phase.name == ROUNDS:  # the progress line times the items, and counts what follows them
                     progress.begin_items(sum(later.estimate_s(self) for later in phases[n + 1:]))
@@ -221,13 +172,13 @@ class RunLoop:
 
     def todo(self) -> list[dict]:
         """The items still to measure (those of an API the framework lacks are excluded, not measured)."""
-        return [item for item in self.items if not self.finished(item) and self.serves(item)]
+        return [item for item in self.items if not self.files.finished(item) and self.serves(item)]
 
     @contextmanager
     def measuring_into(self, root: Path, summary: Path, loadgen: str):
         """Items measured inside the block go to `root` and `summary`, by `loadgen` on this machine
         (the cross-check)."""
-        self.crosschecking = Sink(root, summary, loadgen)
+        self.crosschecking = ItemFiles(root, summary, loadgen, self.profile)
         try:
             yield
         finally:
@@ -238,8 +189,8 @@ class RunLoop:
 
     def set_aside_unfinished(self) -> None:
         for item in self.items:
-            if not self.finished(item):
-                self.set_aside(item)
+            if not self.files.finished(item):
+                self.files.set_aside(item)
 
     def abandon(self) -> None:
         self.apps.stop_all()
@@ -300,19 +251,19 @@ class RunLoop:
             except AppFailed as e:
                 self.check_database()
                 first = next(item for item in items if item["framework"] == name)
-                progress.result(item_key(first), self.fail_unstarted(first, str(e), e.tail))
+                progress.result(item_key(first), self.files.failure(first, self.files.begin(first), str(e), e.tail))
                 items = [item for item in items if item["framework"] != name]
         if not items:
             return
         self.check_database()
         batch = Batch(batches.new_folder(self.dir),
                       [Measurement(item, *self.apps.address(item["framework"])) for item in items],
-                      time.time(), loadgen=self.sink.loadgen, ids=self.ids)
+                      time.time(), loadgen=self.files.loadgen, ids=self.ids)
         db_pid = self.database_pid()
         marks: list[dict] = []
         try:
             batches.start(batch, self.profile, self.jmeter, self.sampled(), self.cpus.get("loadgen"),
-                          self.engines if self.sink.remote else None, sampler_kinds=self.apps.sampler_kinds)
+                          self.engines if self.files.remote else None, sampler_kinds=self.apps.sampler_kinds)
             end = self.watch(batch, db_pid, marks, progress)
         except KeyboardInterrupt:
             batch.stop()
@@ -324,11 +275,11 @@ class RunLoop:
         if end.reason and end.finished < len(marks):
             cut = batch.measurements[end.finished].item
             if end.failed:
-                record = self.read_record(cut)
+                record = self.files.read(cut)
                 self.take_files(batch, end.finished, marks, record)
-                progress.result(item_key(cut), self.record_failure(cut, record, end.reason, end.tail))
+                progress.result(item_key(cut), self.files.failure(cut, record, end.reason, end.tail))
             else:
-                self.set_aside(cut)
+                self.files.set_aside(cut)
         if end.database_down:
             self.check_database("the batch")
         if end.engine_lost:
@@ -379,18 +330,13 @@ class RunLoop:
             progress.phase("warm-up + measure")
 
     # --- one item --------------------------------------------------------------------------------
-    def read_record(self, item: dict) -> dict:
-        return json.loads((self.item_dir(item) / RUN_JSON).read_text())
-
     def open_item(self, batch: Batch, index: int, db_pid: int | None, marks: list) -> None:
         """The item JMeter has just begun: its folder, and a run.json that says `running` and who
         is measured. Also marks where each app's log stands, so the item keeps its own slice."""
         measurement = batch.measurements[index]
         marks.append({name: (app.log, app.log.stat().st_size if app.log.exists() else 0)
                       for name, app in self.apps.running.items()})
-        folder = self.item_dir(measurement.item)
-        folder.mkdir(parents=True)
-        record = new_record(measurement.item, self.profile)
+        record = self.files.begin(measurement.item)
         app = self.apps.running.get(measurement.framework)  # None: an app something else runs
         record["pids"] = {"app": app.pid if app else None, "db": db_pid, "loadgen": batch.loadgen_pid}
         record["loadgen"] = batch.loadgen
@@ -402,7 +348,7 @@ class RunLoop:
             record["db_sampled"] = False
             record["db_note"] = ("managed server's pid not found: not sampled" if self.db and self.db.managed
                                  else "external database server: not sampled")
-        write_json(folder / RUN_JSON, record)
+        self.files.write(measurement.item, record)
 
     def keep(self, batch: Batch, marks: list, finished: int, progress: Progress) -> None:
         """Records the batch's first `finished` items from the batch's files."""
@@ -412,15 +358,15 @@ class RunLoop:
 
     def finish_item(self, batch: Batch, index: int, marks: list) -> str:
         measurement = batch.measurements[index]
-        item, folder = measurement.item, self.item_dir(measurement.item)
-        record = self.read_record(item)
+        item, folder = measurement.item, self.files.folder(measurement.item)
+        record = self.files.read(item)
         engines = self.take_files(batch, index, marks, record)
         window_ms = batch.window_ms(index)
         summary = summarize(folder / JTL, window_ms)
         if not summary.get("samples"):
             self.check_database(item_key(item))
-            return self.record_failure(item, record, "no sample finished inside the measured window",
-                                       log_tail(batch.log), summary)
+            return self.files.failure(item, record, "no sample finished inside the measured window",
+                                      log_tail(batch.log), summary)
         if (summary.get("errors") or 0) > 0:
             self.check_database(item_key(item))
         roles = {**self.roles(measurement.framework),
@@ -439,15 +385,14 @@ class RunLoop:
             record["socket_errors"] = lost
         record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=cores,
                       window=window, results={**summary, **stats}, checks=checks)
-        write_json(folder / RUN_JSON, record)
-        append_summary(self.sink.summary, summary_row(item, "ok", flags, summary, stats, checks))
+        self.files.measured(item, record, summary, stats)
         return outcome_line(summary, stats, flags, checks)
 
     def take_files(self, batch: Batch, index: int, marks: list, record: dict) -> list[dict] | None:
         """The item's JTL, out of the batch's folder (with engines, theirs merged into one, and
         what each engine ran and reported kept in `record`), and its slice of its app's log."""
         measurement = batch.measurements[index]
-        folder = self.item_dir(measurement.item)
+        folder = self.files.folder(measurement.item)
         engines = None
         if batch.controllers:
             engines = remote.take(batch.controllers, index, folder / JTL, record["load"]["threads"])
@@ -461,27 +406,3 @@ class RunLoop:
             after = marks[index + 1].get(measurement.framework) if index + 1 < len(marks) else None
             copy_log(log, start, folder / "app.log", after[1] if after and after[0] == log else None)
         return engines
-
-    def exclude(self, item: dict) -> str:
-        folder = self.item_dir(item)
-        folder.mkdir(parents=True)
-        return self.record_outcome(item, new_record(item, self.profile), "excluded",
-                                   f"{item['framework']} does not implement {item['api']} "
-                                   f"(framework.json apis)", None)
-
-    def fail_unstarted(self, item: dict, reason: str, tail: str) -> str:
-        self.item_dir(item).mkdir(parents=True)
-        return self.record_failure(item, new_record(item, self.profile), reason, tail)
-
-    def record_failure(self, item, record, reason, tail, summary=None) -> str:
-        self.record_outcome(item, record, "failed", reason, tail, summary)
-        return f"FAILED: {reason}"
-
-    def record_outcome(self, item, record, status, reason, tail, summary=None, stats=None) -> str:
-        summary, stats = summary or {}, stats or {}
-        record.update(status=status, reason=reason, ended_at=now_iso(), results={**summary, **stats})
-        if tail is not None:
-            record["log_tail"] = tail
-        write_json(self.item_dir(item) / RUN_JSON, record)
-        append_summary(self.sink.summary, summary_row(item, status, [], summary, stats))
-        return f"{status}: {reason}"

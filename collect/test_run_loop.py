@@ -1,13 +1,12 @@
-"""RunLoop's bookkeeping, with no app, JMeter or database: what it records, sets aside and
-restores, what one JMeter process measures, and what it does with apps something else runs. The
-real processes are in test_faults.py and test_smoke.py."""
+"""RunLoop's bookkeeping, with no app, JMeter or database: what it records, what one JMeter
+process measures, and what it does with apps something else runs. The real processes are in
+test_faults.py and test_smoke.py."""
 import io
 import json
 
 import pytest
 
 from benchlib.database import Database
-from benchlib.files import write_json
 from benchlib.net import free_port
 from benchlib.results import SUMMARY, summary_rows
 from collect import run_loop
@@ -34,46 +33,18 @@ def test_an_api_the_framework_does_not_serve_is_excluded_without_starting_anythi
     run = new_run(tmp_path)
     graphql = run.items[1]
     assert not run.serves(graphql) and run.serves(run.items[0])
-    outcome = run.exclude(graphql)
+    outcome = run.files.exclude(graphql)
     assert outcome.startswith("excluded: toy does not implement graphql")
     record = json.loads((tmp_path / "toy/graphql/case-01/iter-01/run.json").read_text())
     assert record["status"] == "excluded" and record["load"]["threads"] == 10
     [row] = summary_rows(tmp_path / SUMMARY)
     assert (row["api"], row["status"], row["samples"]) == ("graphql", "excluded", "")
-    assert run.finished(graphql) and not run.finished(run.items[0]) and run.apps.running == {}
-
-
-def test_a_cut_attempt_is_set_aside_and_numbered_never_overwritten(tmp_path):
-    run = new_run(tmp_path)
-    item = run.items[0]
-    for attempt in (1, 2):
-        (run.item_dir(item)).mkdir(parents=True)
-        write_json(run.item_dir(item) / "run.json", {"status": "running", "attempt": attempt})
-        assert not run.finished(item)
-        run.set_aside(item)
-        assert not run.item_dir(item).exists()
-    kept = tmp_path / "interrupted/toy/rest/case-01"
-    assert sorted(p.name for p in kept.iterdir()) == ["iter-01-attempt-1", "iter-01-attempt-2"]
-    assert json.loads((kept / "iter-01-attempt-2/run.json").read_text())["attempt"] == 2
-
-
-def test_a_summary_row_lost_to_a_kill_is_restored_once_from_run_json(tmp_path):
-    run = new_run(tmp_path)
-    item = run.items[0]
-    run.item_dir(item).mkdir(parents=True)
-    write_json(run.item_dir(item) / "run.json", {
-        "status": "ok", "flags": ["underloaded"],
-        "results": {"samples": 7, "errors": 0, "in_flight_mean": 2.5, "cpu_mean_pct": 40.0}})
-    run.reconcile_summary()
-    run.reconcile_summary()
-    [row] = summary_rows(tmp_path / SUMMARY)
-    assert (row["case"], row["samples"], row["in_flight_mean"], row["cpu_mean_pct"], row["flags"]) == \
-        ("1", "7", "2.5", "40.0", "underloaded")
+    assert run.files.finished(graphql) and not run.files.finished(run.items[0]) and run.apps.running == {}
 
 
 def test_state_counts_the_finished_items(tmp_path):
     run = new_run(tmp_path)
-    run.exclude(run.items[1])
+    run.files.exclude(run.items[1])
     run.set_state("stopped", "the database is not answering")
     state = json.loads((tmp_path / "state.json").read_text())
     assert (state["status"], state["reason"], state["done"]) == \

@@ -77,7 +77,7 @@ def target(arms: list[str]) -> str:
 
 def measured(run, loadgen: str, when: str) -> bool:
     """Whether ceiling.csv holds `loadgen`'s ceiling measured `when` (before or after the rounds)."""
-    return any(r["when"] == when for r in rows(run.dir, loadgen))
+    return any(r["when"] == when for r in rows(run.context.dir, loadgen))
 
 
 def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "before") -> dict[int, float]:
@@ -85,8 +85,8 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
     ATTEMPTS attempts before the rounds, of one attempt after them; returns read(). `run` is the
     run's RunLoop (its apps, layout and JMeter)."""
     if run.files.remote or measured(run, loadgen, when):
-        return read(run.dir, loadgen)
-    arm = target(list(run.frameworks))
+        return read(run.context.dir, loadgen)
+    arm = target(list(run.context.frameworks))
     host, port = run.apps.address(arm)
     attempts = ATTEMPTS if when == "before" else 1
     progress.note(f"ceiling: what {loadgen} drives {'after the rounds ' if when == 'after' else ''}at "
@@ -95,18 +95,19 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
     run.apps.ensure(arm)
     measurements = [Measurement({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm},
                                 host, port, ceiling=True) for _ in range(attempts) for t in thread_counts]
-    figures = probe.measure(run, batches.new_folder(run.dir, run.dir / "ceiling"), measurements, loadgen)
-    shared = not run.cpus.get("loadgen")
+    run_dir = run.context.dir
+    figures = probe.measure(run, batches.new_folder(run_dir, run_dir / "ceiling"), measurements, loadgen)
+    shared = not run.context.cpus.get("loadgen")
     new = [row(f, loadgen, when, i // len(thread_counts) + 1, m.item["requests"], arm,
-               run.manifest["machine"]["cores"], shared) for i, (f, m) in enumerate(zip(figures, measurements))]
-    append(run.dir / CEILING, new)
+               run.context.manifest["machine"]["cores"], shared) for i, (f, m) in enumerate(zip(figures, measurements))]
+    append(run.context.dir / CEILING, new)
     for r in new:
         progress.note(f"  {loadgen} attempt {r['attempt']}, {r['threads']} connections: {r['throughput_rps'] or '-'} "
                       f"req/s, ceiling {r['ceiling_rps'] or '-'} "
                       f"({'saturated' if r['saturated'] else 'scaled to capacity'})")
     if when == "before" and not stable(new):
         progress.note(f"  the last two attempts differ by more than {STABLE:.0%}: the ceiling is the most any drove")
-    return read(run.dir, loadgen)
+    return read(run.context.dir, loadgen)
 
 
 def append(path: Path, new: list[dict]) -> None:

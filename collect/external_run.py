@@ -34,6 +34,7 @@ from collect.batch import jmeter_command, next_batch
 from collect.matrix import MatrixRequest
 from collect.order import order
 from collect.profiles import DEFAULT, PROFILES
+from collect.run_context import RunContext
 from collect.run_loop import RunLoop
 
 RUNNER = "collect/external_run.py (docker-compose jmeter service)"
@@ -177,10 +178,10 @@ def run(args) -> int:
     if not args.resume:
         run_dir, recorded = create(chosen, targets, launcher,
                                    args.run_id or new_run_id(f"{chosen.profile.name}-docker"))
-    loop = RunLoop(run_dir, recorded, recorded["frameworks"], launcher, None,
+    loop = RunLoop(RunContext(run_dir, recorded, recorded["frameworks"], launcher, None, ids=args.ids_dir),
                    pool=ExternalApps({name: targets[name] for name in recorded["frameworks"]}),
                    resume_command=f"RESUME={run_dir.name} (docker compose --profile bench run --rm "
-                                  f"-e RESUME={run_dir.name} jmeter)", ids=args.ids_dir)
+                                  f"-e RESUME={run_dir.name} jmeter)")
     where = ", ".join(f"{t.framework} at {t.host}:{t.port}" for t in loop.apps.targets.values())
     say(f"run: {run_dir.name}: {len(loop.items)} measurements, profile {recorded['profile']}, "
         f"load generator: jmeter, against {where}.")

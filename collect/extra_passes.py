@@ -54,14 +54,14 @@ def todo(run, path: Path, case_numbers, iterations: int) -> list[dict]:
     measured."""
     apis = list(dict.fromkeys(i["api"] for i in run.items))
     known = {i["case"]: {k: i[k] for k in ("case", "requests", "rows", "joins")} for i in run.items}
-    keys = order(list(run.frameworks), apis, sorted(set(known) & set(case_numbers)), iterations, "run",
-                 random.Random(run.manifest.get("seed")).randrange(2 ** 31))
+    keys = order(list(run.context.frameworks), apis, sorted(set(known) & set(case_numbers)), iterations, "run",
+                 random.Random(run.context.manifest.get("seed")).randrange(2 ** 31))
     have = done(path)
     return [item for item in (parse_item_key(k, known) for k in keys if k not in have) if run.serves(item)]
 
 
 def other_loadgen(run) -> str:
-    return "wrk" if run.loadgen == "jmeter" else "jmeter"
+    return "wrk" if run.context.loadgen == "jmeter" else "jmeter"
 
 
 def estimate_s(run) -> float:
@@ -70,48 +70,48 @@ def estimate_s(run) -> float:
 
 
 def crosscheck_s(run) -> float:
-    p = run.profile
-    return len(todo(run, run.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
+    p = run.context.profile
+    return len(todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
         * (p.longest() + OVERHEAD_S["crosscheck"]) if p.crosscheck else 0
 
 
 def memory_s(run) -> float:
-    p = run.profile
-    return len(todo(run, run.dir / MEMORY, memory_cases(run), 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
+    p = run.context.profile
+    return len(todo(run, run.context.dir / MEMORY, memory_cases(run), 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
         if p.memory_s else 0
 
 
 def crosscheck(run, progress) -> None:
     """The cross-check's items, a round per batch, into crosscheck/ and crosscheck.csv, after the
     other load generator's ceiling (measured here if the run has none for it)."""
-    items = todo(run, run.dir / CROSSCHECK, CROSSCHECK_CASES, run.profile.iterations) \
-        if run.profile.crosscheck else []
+    items = todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, run.context.profile.iterations) \
+        if run.context.profile.crosscheck else []
     if not items:
         return
     loadgen = other_loadgen(run)
     progress.total += len(items)
     progress.note(f"cross-check: {len(items)} measurements with {loadgen} (cases "
                   f"{', '.join(map(str, CROSSCHECK_CASES))}) …")
-    with run.measuring_into(run.dir / CROSSCHECK_DIR, run.dir / CROSSCHECK, loadgen):
+    with run.measuring_into(run.context.dir / CROSSCHECK_DIR, run.context.dir / CROSSCHECK, loadgen):
         for item in items:
             run.files.set_aside(item)  # an attempt cut short by an interruption
         run.ceilings[loadgen] = ceiling.measure(run, loadgen, run.thread_counts(), progress)
         while items:
             batch = [i for i in items if i["iteration"] == items[0]["iteration"]]
             run.run_batch(batch, progress)
-            items = todo(run, run.dir / CROSSCHECK, CROSSCHECK_CASES, run.profile.iterations)
+            items = todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, run.context.profile.iterations)
 
 
 def memory(run, progress) -> None:
-    path, seconds = run.dir / MEMORY, run.profile.memory_s
+    path, seconds = run.context.dir / MEMORY, run.context.profile.memory_s
     items = todo(run, path, memory_cases(run), 1) if seconds else []
     if items:
         progress.note(f"memory: {len(items)} cases on fresh processes, {seconds:g} s of wrk load each …")
     for item in items:
         run.apps.restart([item["framework"]])
         app = run.apps.running[item["framework"]]
-        connections = run.profile.threads(item["requests"])
-        figures = wrk.run(apps.url(run.frameworks[item["framework"]]), item, connections, seconds)
+        connections = run.context.profile.threads(item["requests"])
+        figures = wrk.run(apps.url(run.context.frameworks[item["framework"]]), item, connections, seconds)
         hwm, rss = resident_kb(app.pid)
         append(path, MEMORY_COLUMNS, {**{k: item[k] for k in ITEM_FIELDS}, "tool": "wrk",
                                       "connections": connections, "load_s": figures["window_s"],
@@ -123,7 +123,7 @@ def memory(run, progress) -> None:
 def memory_cases(run) -> list[int]:
     """The run's cases the memory pass measures: the profile's choice among them, else all."""
     cases = sorted({i["case"] for i in run.items})
-    chosen = run.profile.memory_cases
+    chosen = run.context.profile.memory_cases
     return [c for c in cases if chosen is None or c in chosen]
 
 

@@ -52,7 +52,7 @@ def capacities(run) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
     small machine the round's short windows often fail a steady-state or Little's-law check; their
     throughput is still what the server did at the case's concurrency, and the manifest says so)."""
     found: dict[tuple[str, int], dict[str, dict[str, list[float]]]] = {}
-    for r in summary_rows(run.dir / SUMMARY):
+    for r in summary_rows(run.context.dir / SUMMARY):
         if r["status"] == "ok" and r["throughput_rps"] and not float(r["errors"] or 0):
             by = found.setdefault((r["api"], int(r["case"])), {}).setdefault(r["framework"], {})
             by.setdefault(r.get("validity") or "invalid", []).append(float(r["throughput_rps"]))
@@ -70,11 +70,11 @@ def capacities(run) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
 def cells(run, progress) -> list[dict]:
     """The manifest's cells (fixing them there the first time): each (API, case) whose every
     framework has a capacity, with the rates every framework is driven at."""
-    if "latency" in run.manifest:
-        return run.manifest["latency"]["cells"]
+    if "latency" in run.context.manifest:
+        return run.context.manifest["latency"]["cells"]
     known, out = capacities(run), []
     for api, case in dict.fromkeys((i["api"], i["case"]) for i in run.items):
-        arms = [f for f in run.frameworks if run.serves({"framework": f, "api": api})]
+        arms = [f for f in run.context.frameworks if run.serves({"framework": f, "api": api})]
         have = known.get((api, case), {})
         missing = [f for f in arms if f not in have]
         if missing or not arms:
@@ -91,18 +91,18 @@ def cells(run, progress) -> list[dict]:
                     "capacity_bound": {f: have[f][1] == "bound" for f in arms},
                     "capacity_validity": {f: have[f][1] for f in arms}, "slowest": slowest,
                     "rates": [round(base * x, 1) for x in (*FRACTIONS, ABOVE)]})
-    run.manifest["latency"] = {
-        "fractions": list(FRACTIONS), "above": ABOVE, "rounds": run.profile.latency_rounds,
+    run.context.manifest["latency"] = {
+        "fractions": list(FRACTIONS), "above": ABOVE, "rounds": run.context.profile.latency_rounds,
         "late_ms": latency_checks.LATE_MS, "warmup_s": WARMUP_S, "window_s": WINDOW_S,
         "arrivals": ARRIVALS, "checks": latency_checks.protocol(), "cells": out}
-    write_json(run.dir / MANIFEST, run.manifest)
+    write_json(run.context.dir / MANIFEST, run.context.manifest)
     return out
 
 
 def planned(run, cell_list: list[dict], round_: int) -> list[dict]:
     """Round `round_`'s measurements in order: its (API, case, step) slots shuffled, each slot's
     frameworks back to back in a shuffled order, all drawn from the run's seed."""
-    rng = random.Random(f"latency-order:{run.manifest.get('seed')}:{round_}")
+    rng = random.Random(f"latency-order:{run.context.manifest.get('seed')}:{round_}")
     known = {i["case"]: {k: i[k] for k in ("requests", "rows", "joins")} for i in run.items}
     slots = [(cell, step) for cell in cell_list for step in range(1, len(cell["rates"]) + 1)]
     rng.shuffle(slots)
@@ -114,7 +114,7 @@ def planned(run, cell_list: list[dict], round_: int) -> list[dict]:
             out.append({"framework": fw, "api": cell["api"], "case": cell["case"], **known[cell["case"]],
                         "round": round_, "step": step, "fraction": (*FRACTIONS, ABOVE)[step - 1],
                         "target_rps": cell["rates"][step - 1], "capacity_rps": cell["capacity"][cell["slowest"]],
-                        "pool_threads": run.profile.threads(known[cell["case"]]["requests"])})
+                        "pool_threads": run.context.profile.threads(known[cell["case"]]["requests"])})
     return out
 
 
@@ -131,20 +131,20 @@ def done(run_dir: Path) -> set[tuple]:
 
 
 def estimate_s(run) -> float:
-    if not run.profile.latency:
+    if not run.context.profile.latency:
         return 0
     per = WARMUP_S + WINDOW_S + OVERHEAD_S["measurement"]
     slots = len({(i["api"], i["case"], i["framework"]) for i in run.items}) * (len(FRACTIONS) + 1)
-    return run.profile.latency_rounds * (slots * per + OVERHEAD_S["round"]) - len(done(run.dir)) * per
+    return run.context.profile.latency_rounds * (slots * per + OVERHEAD_S["round"]) - len(done(run.context.dir)) * per
 
 
 def run_pass(run, progress) -> None:
     """The pass's rounds, each measurement not yet in latency.csv (none but in the latency profile)."""
-    if not run.profile.latency:
+    if not run.context.profile.latency:
         return
     cell_list = cells(run, progress)
-    have = done(run.dir)
-    for round_ in range(1, run.profile.latency_rounds + 1):
+    have = done(run.context.dir)
+    for round_ in range(1, run.context.profile.latency_rounds + 1):
         todo = [m for m in planned(run, cell_list, round_) if key(m) not in have]
         if todo:
             run_round(run, todo, round_, progress)
@@ -154,7 +154,7 @@ def run_round(run, todo: list[dict], round_: int, progress) -> None:
     for name in dict.fromkeys(m["framework"] for m in todo):
         run.apps.ensure(name)
     run.check_database()
-    batch = Batch(batches.new_folder(run.dir, run.dir / "latency-batches"),
+    batch = Batch(batches.new_folder(run.context.dir, run.context.dir / "latency-batches"),
                   [Measurement(m, *run.apps.address(m["framework"])) for m in todo], time.time())
     length_ms = (WARMUP_S + WINDOW_S) * 1000
     groups = [{"api": m["api"], "case": m, "port": batch.measurements[i].port, "pool": m["pool_threads"],
@@ -162,20 +162,20 @@ def run_round(run, todo: list[dict], round_: int, progress) -> None:
               for i, m in enumerate(todo)]
     targets = run.sampled()
     title = f"latency round {round_} ({batch.folder.name})"
-    where = f"{len(run.engines.endpoints)} engines" if run.engines else "one JMeter"
-    progress.note(f"latency: round {round_}/{run.profile.latency_rounds}: {len(todo)} measurements of "
+    where = f"{len(run.context.engines.endpoints)} engines" if run.context.engines else "one JMeter"
+    progress.note(f"latency: round {round_}/{run.context.profile.latency_rounds}: {len(todo)} measurements of "
                   f"{WARMUP_S} + {WINDOW_S} s, {where} …")
     deadline = time.monotonic() + len(todo) * (WARMUP_S + WINDOW_S + 5) + ROUND_SLACK_S
     try:
-        if run.engines:
+        if run.context.engines:
             batch.warmup_s, batch.duration_s = WARMUP_S, WINDOW_S
             batch.starts = remote.schedule(len(todo), WARMUP_S, WINDOW_S)
             deadline += remote.LEAD_S
             batch.controllers = remote.launch_open(batch.folder, title, apps.host(), groups, batch.starts,
-                                                   run.engines, run.jmeter, PROPERTIES)
+                                                   run.context.engines, run.context.jmeter, PROPERTIES)
             batches.sample_remote(batch, targets)
         else:
-            batches.start(batch, run.profile, run.jmeter, targets, run.cpus.get("loadgen"),
+            batches.start(batch, run.context.profile, run.context.jmeter, targets, run.context.cpus.get("loadgen"),
                           plan=local_plan(batch, groups, title), properties=PROPERTIES)
         follow(batch, todo, deadline, progress)
         count = finished(batch)
@@ -203,7 +203,7 @@ def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
 
 
 def seed_of(run, m: dict) -> str:
-    return arrivals.seed_of(run.manifest.get("seed"), m["api"], m["case"], m["step"], m["round"])
+    return arrivals.seed_of(run.context.manifest.get("seed"), m["api"], m["case"], m["step"], m["round"])
 
 
 def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
@@ -239,7 +239,7 @@ def keep(run, batch: Batch, todo: list[dict], count: int, progress) -> None:
         row = measure(run, batch, i, todo[i])
         if row is None:
             continue
-        append(run.dir / LATENCY, row)
+        append(run.context.dir / LATENCY, row)
         progress.note(f"  {row['framework']} {row['api']} case {row['case']} step {row['step']} round "
                       f"{row['round']}: {row['achieved_rps']} of {row['target_rps']} req/s, p50 "
                       f"{row['p50_ms']} ms, p99 {row['p99_ms']} ms, late {row['late']}, dropped "
@@ -263,7 +263,7 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
         except (OSError, ValueError, IndexError):
             return None
     w0, w1 = t0 + WARMUP_S * 1000, t0 + (WARMUP_S + WINDOW_S) * 1000
-    out = latency_jtl(run.dir, m["framework"], m["api"], m["case"], m["step"], m["round"])
+    out = latency_jtl(run.context.dir, m["framework"], m["api"], m["case"], m["step"], m["round"])
     out.parent.mkdir(parents=True, exist_ok=True)
     if batch.jtl(index).exists():
         samples = latency_checks.window_samples(batch.jtl(index), out, w0, w1)
@@ -278,10 +278,10 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
     stats = item_stats.sampler_stats(out.parent / PROC) if (out.parent / PROC).exists() else {}
     schedule = arrivals.offsets(m["target_rps"], (WARMUP_S + WINDOW_S) * 1000, seed_of(run, m))
     scheduled = sum(1 for t in schedule if WARMUP_S * 1000 <= t < (WARMUP_S + WINDOW_S) * 1000)
-    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, run.manifest["machine"]["cores"],
+    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, run.context.manifest["machine"]["cores"],
                                      late_start)
     (out.parent / "measurement.json").write_text(json.dumps(
-        {"window_ms": [w0, w1], "batch": batch.folder.relative_to(run.dir).as_posix(),
+        {"window_ms": [w0, w1], "batch": batch.folder.relative_to(run.context.dir).as_posix(),
          "position": index + 1, "schedule_seed": seed_of(run, m),
          **({"engines": [str(c.endpoint) for c in batch.controllers], "late_start_ms": late_start}
             if batch.controllers else {})}, indent=2) + "\n")

@@ -89,11 +89,11 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
         layout = pinning.shared("the load comes from remote engines: every core here is the apps' and the "
                                 "database's", "auto") if engines and request.pin is None else pinning.plan(request.pin)
         run = runs.create(options, chosen, launcher, db, layout)
-    chose = run.manifest["loadgen"]
-    say(f"run: {run.dir.name}: {len(run.items)} measurements, profile {run.manifest['profile']}, "
-        f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {run.layout['note']}.")
+    chose = run.context.manifest["loadgen"]
+    say(f"run: {run.context.dir.name}: {len(run.items)} measurements, profile {run.context.manifest['profile']}, "
+        f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {run.context.layout['note']}.")
     signal.signal(signal.SIGTERM, _interrupt)
-    return run.execute(), run.dir
+    return run.execute(), run.context.dir
 
 
 def default_loadgen(profile: Profile, engines) -> str:

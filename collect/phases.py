@@ -59,25 +59,25 @@ def before_rounds(run, progress) -> None:
     the reference work alone (with wrk) characterises it. Nothing when every item is done."""
     if not run.todo():
         return
-    chosen = run.manifest["loadgen"]
+    chosen = run.context.manifest["loadgen"]
     measured = reference.measure(run, list(LOADGENS) if chosen["requested"] == "auto" else
-                                 ["wrk" if run.engines else run.loadgen], progress)
-    if run.engines:
+                                 ["wrk" if run.context.engines else run.context.loadgen], progress)
+    if run.context.engines:
         return
     changed = False
     if chosen.get("tool") is None:
         chosen.update(choose_loadgen(measured))
         changed = True
         progress.note(f"load generator: {chosen['tool']}: {chosen['why']}")
-    if run.layout["requested"] == "auto" and "loadgen_share" not in run.layout:
-        run.manifest["layout"] = choose_layout(measured, run.loadgen)
+    if run.context.layout["requested"] == "auto" and "loadgen_share" not in run.context.layout:
+        run.context.manifest["layout"] = choose_layout(measured, run.context.loadgen)
         changed = True
-        progress.note(f"layout: {run.layout['note']}")
+        progress.note(f"layout: {run.context.layout['note']}")
     if changed:
-        write_json(run.dir / MANIFEST, run.manifest)
-    if run.cpus:
+        write_json(run.context.dir / MANIFEST, run.context.manifest)
+    if run.context.cpus:
         run.apps.restart(list(run.apps.running))  # started before the layout: now on the server's cores
-    run.ceilings[run.loadgen] = ceiling.measure(run, run.loadgen, run.thread_counts(), progress)
+    run.ceilings[run.context.loadgen] = ceiling.measure(run, run.context.loadgen, run.thread_counts(), progress)
 
 
 def rounds(run, progress) -> None:
@@ -85,7 +85,7 @@ def rounds(run, progress) -> None:
     app) at a time, then extra rounds while the budget lasts (collect/rounds.py)."""
     todo, added = run.todo(), Rounds(run)
     while todo:
-        batch = next_batch(todo, run.profile)
+        batch = next_batch(todo, run.context.profile)
         run.run_batch(batch, progress)
         added.ran(len(batch))
         run.set_state("running")
@@ -94,13 +94,13 @@ def rounds(run, progress) -> None:
 
 
 def ceiling_after(run, progress) -> None:
-    ceiling.measure(run, run.loadgen, run.thread_counts(), progress, when="after")
+    ceiling.measure(run, run.context.loadgen, run.thread_counts(), progress, when="after")
 
 
 def ceiling_after_s(run) -> float:
-    if run.engines or ceiling.measured(run, run.loadgen, "after"):
+    if run.context.engines or ceiling.measured(run, run.context.loadgen, "after"):
         return 0
-    return len(run.thread_counts()) * (probe.probe_profile(run.profile).longest() + 1)
+    return len(run.thread_counts()) * (probe.probe_profile(run.context.profile).longest() + 1)
 
 
 PHASES = (

@@ -44,10 +44,10 @@ class Figures:
 
 def measure(run, folder: Path, measurements: list[Measurement], loadgen: str) -> list[Figures]:
     """Measures `measurements` (their apps must be running) as one batch of `loadgen` into `folder`."""
-    profile = probe_profile(run.profile)
+    profile = probe_profile(run.context.profile)
     batch = Batch(folder, measurements, time.time(), loadgen=loadgen)
     try:
-        batches.start(batch, profile, run.jmeter, run.sampled(), run.cpus.get("loadgen"))
+        batches.start(batch, profile, run.context.jmeter, run.sampled(), run.context.cpus.get("loadgen"))
         batch.process.wait(timeout=len(measurements) * (profile.longest() + 30) + 120)
     finally:
         batch.stop()

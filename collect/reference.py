@@ -55,12 +55,12 @@ def read(run_dir: Path) -> dict | None:
 def measure(run, loadgens: list[str], progress) -> dict:
     """Measures the reference work with wrk (and with every load generator in `loadgens`, on the
     first arm's REST case 1) and writes reference.json; what it holds already is kept."""
-    found = read(run.dir)
+    found = read(run.context.dir)
     if found:
         return found
     progress.note(f"reference work: each app's cheapest answer and REST case 1 at {REFERENCE_CONNECTIONS} "
                   f"connections, the database's CPU per query, {' and '.join(loadgens)}'s CPU per request …")
-    arms = list(run.frameworks)
+    arms = list(run.context.frameworks)
     case_1 = {k: cases()[1][k] for k in ("case", "requests", "rows", "joins")}
     for arm in arms:
         run.apps.ensure(arm)
@@ -71,7 +71,7 @@ def measure(run, loadgens: list[str], progress) -> dict:
     for arm in arms:
         host, port = run.apps.address(arm)
         item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": arm}
-        cheapest, real = probe.measure(run, new_folder(run.dir, f"{arm}-wrk"),
+        cheapest, real = probe.measure(run, new_folder(run.context.dir, f"{arm}-wrk"),
                                        [Measurement({**item, "case": 0}, host, port, ceiling=True),
                                         Measurement(item, host, port)], "wrk")
         figures["apps"][arm] = {"cheapest": cell("GET /testbed-ceiling (404)", cheapest),
@@ -82,13 +82,13 @@ def measure(run, loadgens: list[str], progress) -> dict:
             measured = figures["apps"][first]["rest_case_1"]
         else:
             item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": first}
-            [f] = probe.measure(run, new_folder(run.dir, f"{first}-{loadgen}"),
+            [f] = probe.measure(run, new_folder(run.context.dir, f"{first}-{loadgen}"),
                                 [Measurement(item, *run.apps.address(first))], loadgen)
             measured = cell("GET /rest/comment/{id}", f)
         figures["loadgens"][loadgen] = {"at": f"{first} REST case 1, {REFERENCE_CONNECTIONS} connections",
                                         **{k: measured[k] for k in ("throughput_rps", "loadgen_cpu_ms_per_req",
                                                                     "loadgen_cpu_mean_pct", "validity")}}
-    (run.dir / REFERENCE).write_text(json.dumps(figures, indent=1) + "\n")
+    (run.context.dir / REFERENCE).write_text(json.dumps(figures, indent=1) + "\n")
     for arm, entry in figures["apps"].items():
         progress.note(f"  {arm}: 404 at {entry['cheapest']['throughput_rps']} req/s, REST case 1 at "
                       f"{entry['rest_case_1']['throughput_rps']} req/s "
@@ -121,7 +121,7 @@ def database_work(run) -> dict:
     """The managed server's CPU per query for each statement shape: queries for DB_SHARE_OF_PROBE of
     the probe window from one connection (the apps' read-only account), the server's utime + stime
     before and after."""
-    db = run.db
+    db = run.context.db
     pid = managed_db.server_pid() if db.managed else None
     if not pid:
         return {"measured": False, "why": "an external database server is not ours to sample" if not db.managed
@@ -131,7 +131,7 @@ def database_work(run) -> dict:
     rng = random.Random(1)
     conn = pymysql.connect(host=db.host, port=db.port, user=db.api_user, password=db.api_password,
                            database=db.name, autocommit=True)
-    shapes, seconds = {}, DB_SHARE_OF_PROBE * run.profile.probe_s
+    shapes, seconds = {}, DB_SHARE_OF_PROBE * run.context.profile.probe_s
     try:
         with conn.cursor() as cursor:
             for name, (sql, kind) in STATEMENTS.items():

@@ -51,13 +51,13 @@ class Rounds:
 
     def add(self) -> list[dict]:
         """The next round's items (already in the manifest's order), or [] when the run is done."""
-        run, profile = self.run, self.run.profile
-        arms = list(run.frameworks)
-        sequential = run.manifest.get("sequential")
+        run, profile = self.run, self.run.context.profile
+        arms = list(run.context.frameworks)
+        sequential = run.context.manifest.get("sequential")
         if not profile.budget_s or len(arms) < 2 or not profile.paired or sequential is None:
             return []
-        states = stopping.cell_states(summary_rows(run.dir / SUMMARY), arms, profile.target)
-        left = profile.budget_s - elapsed_s(run.manifest) - extra_passes.estimate_s(run)
+        states = stopping.cell_states(summary_rows(run.context.dir / SUMMARY), arms, profile.target)
+        left = profile.budget_s - elapsed_s(run.context.manifest) - extra_passes.estimate_s(run)
         per_cell = self.seconds_per_item() * len(arms)
         cells = stopping.next_round(states, max(0, int(left // per_cell)))
         sequential["states"] = [s.recorded() for s in states]
@@ -65,14 +65,14 @@ class Rounds:
             sequential["stopped"] = "every cell settled, unmeasurable (bound or invalid) or capped" \
                 if not any(s.state == stopping.MORE for s in states) else \
                 f"the budget: {max(0, left):.0f} s left, a cell's round takes about {per_cell:.0f} s"
-            write_json(run.dir / MANIFEST, run.manifest)
+            write_json(run.context.dir / MANIFEST, run.context.manifest)
             return []
         iteration = max(item["iteration"] for item in run.items) + 1
-        keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, run.manifest["seed"])
+        keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, run.context.manifest["seed"])
         sequential["rounds"].append({"round": iteration, "cells": [[s.api, s.case] for s in cells],
                                      "estimated_s": round(per_cell * len(cells))})
-        run.manifest["order"] += keys
-        write_json(run.dir / MANIFEST, run.manifest)
+        run.context.manifest["order"] += keys
+        write_json(run.context.dir / MANIFEST, run.context.manifest)
         items = [parse_item_key(k, cases()) for k in keys]
         run.items += items
         return items

@@ -17,7 +17,7 @@ from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
 from benchlib.jtl import summarize
-from benchlib.paths import DEFAULT_RESULTS, IDS
+from benchlib.paths import DEFAULT_RESULTS
 from benchlib.processes import alive
 from benchlib.results import JTL, MANIFEST, STATE, SUMMARY, item_key, parse_item_key, summary_rows
 from collect import batch as batches
@@ -28,7 +28,7 @@ from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Measurement
 from collect.item import JMETER_SLACK_S, copy_log, judge, log_tail, outcome_line, trimmed_stats
 from collect.item_files import ItemFiles
-from collect.profiles import Profile
+from collect.run_context import RunContext
 from collect.samplers import LOADGEN_ROLE, MACHINE_ROLES
 from collect.progress import Progress, final_report
 from collect.run_manifest import now_iso
@@ -64,61 +64,39 @@ class BatchEnd:
 
 
 class RunLoop:
-    def __init__(self, run_dir: Path, manifest: dict, frameworks: dict[str, dict], jmeter: str,
-                 db, stream=None, engines: remote.Engines | None = None,
-                 pool: ExternalApps | None = None, resume_command: str | None = None, ids: Path = IDS):
-        """`db`: the database, or None when it is not ours to watch (the Docker runner's); `pool`:
-        apps something else runs, instead of the run's own; `resume_command`: what the user types
-        to resume the run, when not `./testbed run --resume`; `ids`: where the seeder's id files are."""
-        self.dir = run_dir
-        self.ids = ids
-        self.manifest = manifest
-        self.frameworks = frameworks
-        self.jmeter = jmeter
-        self.db = db
+    def __init__(self, context: RunContext, stream=None, pool: ExternalApps | None = None,
+                 resume_command: str | None = None):
+        """`pool`: apps something else runs, instead of the run's own; `resume_command`: what the
+        user types to resume the run, when not `./testbed run --resume`."""
+        self.context = context
         self.stream = stream or sys.stdout
-        self.engines = engines  # None: JMeter runs here
-        self.profile = Profile.from_recorded(manifest["settings"]["profile"])
         known = cases()
-        self.items = [parse_item_key(k, known) for k in manifest["order"]]
-        self.apps = pool or AppPool(frameworks, run_dir / "logs", lambda: self.cpus.get("app"), self.record_loaded)
-        self.resume_command = resume_command or f"./testbed run --resume {run_dir.name}{self.results_dir_hint()}"
+        self.items = [parse_item_key(k, known) for k in context.manifest["order"]]
+        self.apps = pool or AppPool(context.frameworks, context.dir / "logs", lambda: context.cpus.get("app"),
+                                    self.record_loaded)
+        self.resume_command = resume_command or \
+            f"./testbed run --resume {context.dir.name}{self.results_dir_hint()}"
         self.pinned_db: int | None = None          # the database pid whose threads were moved
         # loadgen -> threads -> what it drives against the cheapest answer (collect/ceiling.py)
-        self.ceilings = {lg: ceiling.read(run_dir, lg) for lg in LOADGENS}
+        self.ceilings = {lg: ceiling.read(context.dir, lg) for lg in LOADGENS}
         self.crosschecking: ItemFiles | None = None  # set while the cross-check measures (measuring_into)
 
     @property
     def files(self) -> ItemFiles:
         """Where the items measured now go."""
-        return self.crosschecking or ItemFiles(self.dir, self.dir / SUMMARY, self.loadgen, self.profile,
-                                               remote=bool(self.engines))
-
-    @property
-    def layout(self) -> dict:
-        return self.manifest["layout"]
-
-    @property
-    def cpus(self) -> dict:
-        """role -> the cores it is pinned to ({} when every core is shared)."""
-        return self.layout.get("cpus", {}) if self.layout.get("applied") else {}
-
-    @property
-    def loadgen(self) -> str:
-        """The load generator measuring the run's items: remote engines are JMeter's; otherwise as
-        chosen (`--loadgen`, or by the reference work), JMeter for runs made before wrk measured."""
-        return "jmeter" if self.engines else self.manifest.get("loadgen", {}).get("tool") or "jmeter"
+        c = self.context
+        return self.crosschecking or ItemFiles(c.dir, c.dir / SUMMARY, c.loadgen, c.profile, remote=bool(c.engines))
 
     # --- the run's files --------------------------------------------------------------------------
     def set_state(self, status: str, reason: str | None = None) -> None:
         """state.json: whether the run is going, interrupted, stopped or complete."""
-        write_json(self.dir / STATE, {
+        write_json(self.context.dir / STATE, {
             "status": status, "reason": reason, "pid": os.getpid(), "updated_at": now_iso(),
             "done": sum(1 for item in self.items if self.files.finished(item))})
 
     def results_dir_hint(self) -> str:
-        return "" if self.dir.parent.resolve() == DEFAULT_RESULTS.resolve() \
-            else f" --results-dir {self.dir.parent}"
+        return "" if self.context.dir.parent.resolve() == DEFAULT_RESULTS.resolve() \
+            else f" --results-dir {self.context.dir.parent}"
 
     # --- the loop --------------------------------------------------------------------------------
     def phases(self) -> list[Phase]:
@@ -167,7 +145,8 @@ class RunLoop:
             if self.pinned_db:
                 pinning.pin_threads(self.pinned_db, sorted(os.sched_getaffinity(0)))
         self.set_state("complete")
-        final_report(self.dir.name, len(self.items), summary_rows(self.dir / SUMMARY), self.stream)
+        run_dir = self.context.dir
+        final_report(run_dir.name, len(self.items), summary_rows(run_dir / SUMMARY), self.stream)
         return 0
 
     def todo(self) -> list[dict]:
@@ -178,14 +157,14 @@ class RunLoop:
     def measuring_into(self, root: Path, summary: Path, loadgen: str):
         """Items measured inside the block go to `root` and `summary`, by `loadgen` on this machine
         (the cross-check)."""
-        self.crosschecking = ItemFiles(root, summary, loadgen, self.profile)
+        self.crosschecking = ItemFiles(root, summary, loadgen, self.context.profile)
         try:
             yield
         finally:
             self.crosschecking = None
 
     def thread_counts(self) -> list[int]:
-        return sorted({self.profile.threads(i["requests"]) for i in self.items})
+        return sorted({self.context.profile.threads(i["requests"]) for i in self.items})
 
     def set_aside_unfinished(self) -> None:
         for item in self.items:
@@ -197,21 +176,23 @@ class RunLoop:
         self.set_aside_unfinished()
 
     def estimate(self) -> float:
-        p = self.profile
+        p = self.context.profile
         return p.longest() + (6 if p.restart == "case" else 1)
 
     def database_pid(self) -> int | None:
         """Read again per batch: the managed server may have been restarted since. An external
         server is not ours to sample."""
-        pid = managed_db.server_pid() if self.db and self.db.managed else None
-        if pid and self.cpus.get("db") and pid != self.pinned_db:
-            pinning.pin_threads(pid, self.cpus["db"])
+        db, cpus = self.context.db, self.context.cpus
+        pid = managed_db.server_pid() if db and db.managed else None
+        if pid and cpus.get("db") and pid != self.pinned_db:
+            pinning.pin_threads(pid, cpus["db"])
             self.pinned_db = pid
         return pid
 
     def check_database(self, during: str = "") -> None:
-        if self.db and not managed_db.answering(self.db):
-            raise DatabaseDown(f"the database ({self.db.describe()}) "
+        db = self.context.db
+        if db and not managed_db.answering(db):
+            raise DatabaseDown(f"the database ({db.describe()}) "
                                + (f"went down during {during}" if during else "is not answering"))
 
     def sampled(self) -> dict[str, int]:
@@ -223,7 +204,7 @@ class RunLoop:
     def roles(self, framework: str) -> dict[str, str]:
         """How a measurement of `framework` keeps the samplers' rows (item_stats.trim): its app as
         `app`, the other arms' apps (idle meanwhile) as `other-app`, and the rest as they are."""
-        return {**{f"app:{name}": "app" if name == framework else "other-app" for name in self.frameworks},
+        return {**{f"app:{name}": "app" if name == framework else "other-app" for name in self.context.frameworks},
                 **{role: role for role in ("db", LOADGEN_ROLE, "testbed", "samplers", *MACHINE_ROLES)}}
 
     # --- the apps ------------------------------------------------------------------------------
@@ -233,17 +214,17 @@ class RunLoop:
     def record_loaded(self, name: str, loaded: dict | None) -> None:
         """The versions the running app reports go into each of its items and, when first seen
         or changed, into the manifest: what ran, read from the process, not from framework.json."""
-        entry = self.manifest["frameworks"][name]
+        entry = self.context.manifest["frameworks"][name]
         if loaded is not None and entry.get("loaded") != loaded:
             entry["loaded"] = loaded
-            write_json(self.dir / MANIFEST, self.manifest)
+            write_json(self.context.dir / MANIFEST, self.context.manifest)
 
     # --- one batch -------------------------------------------------------------------------------
     def run_batch(self, items: list[dict], progress: Progress) -> None:
         """Measures `items` with one JMeter process; each that ran to its end is recorded, and one
         cut by a fault is failed or left to redo. Raises DatabaseDown and KeyboardInterrupt once
         what finished is recorded."""
-        if self.profile.restart == "case":
+        if self.context.profile.restart == "case":
             self.apps.stop_all()
         for name in dict.fromkeys(item["framework"] for item in items):
             try:
@@ -256,14 +237,15 @@ class RunLoop:
         if not items:
             return
         self.check_database()
-        batch = Batch(batches.new_folder(self.dir),
+        c = self.context
+        batch = Batch(batches.new_folder(c.dir),
                       [Measurement(item, *self.apps.address(item["framework"])) for item in items],
-                      time.time(), loadgen=self.files.loadgen, ids=self.ids)
+                      time.time(), loadgen=self.files.loadgen, ids=c.ids)
         db_pid = self.database_pid()
         marks: list[dict] = []
         try:
-            batches.start(batch, self.profile, self.jmeter, self.sampled(), self.cpus.get("loadgen"),
-                          self.engines if self.files.remote else None, sampler_kinds=self.apps.sampler_kinds)
+            batches.start(batch, c.profile, c.jmeter, self.sampled(), c.cpus.get("loadgen"),
+                          c.engines if self.files.remote else None, sampler_kinds=self.apps.sampler_kinds)
             end = self.watch(batch, db_pid, marks, progress)
         except KeyboardInterrupt:
             batch.stop()
@@ -292,7 +274,7 @@ class RunLoop:
     def watch(self, batch: Batch, db_pid: int | None, marks: list, progress: Progress) -> BatchEnd:
         """Follows JMeter through the batch: opens each item as its thread group starts, and stops
         JMeter when it exits, an app or the database dies, or a measurement overruns."""
-        p = self.profile
+        p = self.context.profile
         deadline = time.monotonic() + p.longest() + JMETER_SLACK_S
         names = list(dict.fromkeys(s.framework for s in batch.measurements))
         while True:
@@ -340,13 +322,14 @@ class RunLoop:
         app = self.apps.running.get(measurement.framework)  # None: an app something else runs
         record["pids"] = {"app": app.pid if app else None, "db": db_pid, "loadgen": batch.loadgen_pid}
         record["loadgen"] = batch.loadgen
-        record["variant"] = self.frameworks[measurement.framework]["variant"]["name"]
+        record["variant"] = self.context.frameworks[measurement.framework]["variant"]["name"]
         record["loaded"] = self.apps.loaded.get(measurement.framework)
-        record["batch"] = {"folder": batch.folder.relative_to(self.dir).as_posix(),
+        record["batch"] = {"folder": batch.folder.relative_to(self.context.dir).as_posix(),
                            "position": index + 1, "of": len(batch.measurements)}
         if not db_pid:
             record["db_sampled"] = False
-            record["db_note"] = ("managed server's pid not found: not sampled" if self.db and self.db.managed
+            managed = self.context.db and self.context.db.managed
+            record["db_note"] = ("managed server's pid not found: not sampled" if managed
                                  else "external database server: not sampled")
         self.files.write(measurement.item, record)
 
@@ -378,7 +361,7 @@ class RunLoop:
             cores, stats = remote.busiest(engines, stats)
         threads = record["load"]["threads"]
         lost = socket_errors(folder / LOADGEN_OUT)
-        flags, checks = judge(summary, stats, threads, cores, self.manifest["machine"]["cores"],
+        flags, checks = judge(summary, stats, threads, cores, self.context.manifest["machine"]["cores"],
                               None if engines else self.ceilings.get(batch.loadgen, {}).get(threads), engines,
                               batch.loadgen, sum(lost.values()))
         if lost:

@@ -11,6 +11,7 @@ from benchlib.paths import bind_address
 from benchlib.processes import alive
 from benchlib.results import MANIFEST, STATE
 from collect import run_manifest
+from collect.run_context import RunContext
 from collect.run_loop import RunLoop
 from collect.profiles import Profile
 from collect.remote import Engines
@@ -45,7 +46,7 @@ def create(options: RunOptions, frameworks: dict, jmeter: str, db, layout: dict)
     except FileExistsError:
         fail(f"{run_dir} already exists; results are never overwritten: wait a second and retry.")
     write_json(run_dir / MANIFEST, manifest)
-    return RunLoop(run_dir, manifest, frameworks, jmeter, db, engines=options.engines)
+    return RunLoop(RunContext(run_dir, manifest, frameworks, jmeter, db, engines=options.engines))
 
 
 def recorded(results_root: Path, run_id: str) -> dict:
@@ -72,5 +73,5 @@ def recorded(results_root: Path, run_id: str) -> dict:
 
 def resume(results_root: Path, run_id: str, frameworks: dict, jmeter: str, db,
            engines: Engines | None = None) -> RunLoop:
-    return RunLoop(results_root / run_id, recorded(results_root, run_id), frameworks, jmeter, db,
-                   engines=engines)
+    return RunLoop(RunContext(results_root / run_id, recorded(results_root, run_id), frameworks, jmeter, db,
+                              engines=engines))

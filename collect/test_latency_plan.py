@@ -7,6 +7,7 @@ import json
 from benchlib.database import Database
 from benchlib.results import MANIFEST, SUMMARY, SUMMARY_COLUMNS
 from collect import latency
+from collect.run_context import RunContext
 from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
 from collect.progress import Progress
@@ -29,7 +30,7 @@ def new_run(tmp_path, capacity: dict) -> RunLoop:
                              "throughput_rps": rps, "validity": validity, "errors": errors})
     (tmp_path / MANIFEST).write_text(json.dumps(manifest))
     frameworks = {name: {"name": name, "apis": ["rest"], "dir": tmp_path} for name in ("a", "b")}
-    return RunLoop(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
+    return RunLoop(RunContext(tmp_path, manifest, frameworks, "jmeter", EXTERNAL), stream=io.StringIO())
 
 
 def progress() -> Progress:

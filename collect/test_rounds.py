@@ -6,6 +6,7 @@ import io
 from benchlib.cases import cases
 from benchlib.results import SUMMARY, append_summary, item_key, summary_row
 from collect import rounds
+from collect.run_context import RunContext
 from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
 from collect.test_run_loop import EXTERNAL
@@ -24,7 +25,7 @@ def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 6
                 "layout": {"requested": "no-pin", "applied": False, "note": "not requested"},
                 "frameworks": {f: {} for f in ARMS}}
     frameworks = {f: {"name": f, "apis": ["rest"], "dir": tmp_path} for f in ARMS}
-    run = RunLoop(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
+    run = RunLoop(RunContext(tmp_path, manifest, frameworks, "jmeter", EXTERNAL), stream=io.StringIO())
     express = {1: (500, 505, 500), 2: (400, 600, 500), 3: (500, 500, 500)}
     for item in run.items:
         rps = 1000 if item["framework"] == "aspnet" else express[item["case"]][item["iteration"] - 1]
@@ -41,21 +42,21 @@ def test_only_the_cell_whose_interval_is_wide_gets_another_round(tmp_path):
     # Case 3 failed its checks in every round: more of the same would not help.
     assert sorted((i["framework"], i["case"], i["iteration"]) for i in added) == \
         [("aspnet", 2, 4), ("express", 2, 4)]
-    assert [item_key(i) for i in added] == run.manifest["order"][-2:] and run.items[-2:] == added
+    assert [item_key(i) for i in added] == run.context.manifest["order"][-2:] and run.items[-2:] == added
     assert added[0]["requests"] == cases()[2]["requests"]
-    assert run.manifest["sequential"]["rounds"] == [{"round": 4, "cells": [["rest", 2]],
-                                                     "estimated_s": round(2 * run.estimate())}]
-    assert {s["case"]: s["state"] for s in run.manifest["sequential"]["states"]} == \
+    assert run.context.manifest["sequential"]["rounds"] == [
+        {"round": 4, "cells": [["rest", 2]], "estimated_s": round(2 * run.estimate())}]
+    assert {s["case"]: s["state"] for s in run.context.manifest["sequential"]["states"]} == \
         {1: "settled", 2: "needs another round", 3: "unmeasurable here"}
 
 
 def test_no_round_is_added_once_the_budget_is_spent_and_the_manifest_says_why(tmp_path):
     run = run_after_three_rounds(tmp_path, "2000-01-01T00:00:00Z")
     assert rounds.Rounds(run).add() == []
-    assert run.manifest["sequential"]["stopped"].startswith("the budget")
-    assert len(run.manifest["order"]) == 18
+    assert run.context.manifest["sequential"]["stopped"].startswith("the budget")
+    assert len(run.context.manifest["order"]) == 18
 
 
 def test_without_a_budget_the_profile_rounds_are_all(tmp_path):
     run = run_after_three_rounds(tmp_path, "2099-01-01T00:00:00Z", budget_s=None)
-    assert rounds.Rounds(run).add() == [] and "rounds" not in run.manifest["sequential"]
+    assert rounds.Rounds(run).add() == [] and "rounds" not in run.context.manifest["sequential"]

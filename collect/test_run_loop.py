@@ -13,6 +13,7 @@ from collect import run_loop
 from collect.app_pool import AppFailed, ExternalApps, Target
 from collect.batch import next_batch
 from collect.phases import PHASES, ROUNDS, Phase
+from collect.run_context import RunContext
 from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
 from collect.progress import Progress
@@ -26,7 +27,7 @@ def new_run(tmp_path, profile="smoke") -> RunLoop:
     manifest = {"settings": {"profile": PROFILES[profile].settings()}, "order": ORDER,
                 "layout": {"requested": "no-pin", "applied": False, "note": "not requested"}, "frameworks": {"toy": {}}}
     frameworks = {"toy": {"name": "toy", "apis": ["rest"], "dir": tmp_path}}
-    return RunLoop(tmp_path, manifest, frameworks, "jmeter", EXTERNAL, stream=io.StringIO())
+    return RunLoop(RunContext(tmp_path, manifest, frameworks, "jmeter", EXTERNAL), stream=io.StringIO())
 
 
 def test_an_api_the_framework_does_not_serve_is_excluded_without_starting_anything(tmp_path):
@@ -56,7 +57,7 @@ def test_one_jmeter_process_measures_the_rest_of_a_round_or_with_fresh_apps_one_
     run = new_run(tmp_path, profile)
     todo, batches = list(run.items), []
     while todo:
-        batches.append(next_batch(todo, run.profile))
+        batches.append(next_batch(todo, run.context.profile))
         todo = todo[len(batches[-1]):]
     assert [len(b) for b in batches] == sizes
     assert all(len({item["iteration"] for item in b}) == 1 for b in batches)
@@ -104,8 +105,8 @@ def external_run(tmp_path, port: int) -> RunLoop:
                 "layout": {"requested": "no-pin", "applied": False, "note": "elsewhere"},
                 "frameworks": {"toy": {"name": "toy", "variant": {"name": "default"}}}}
     pool = ExternalApps({"toy": Target("toy", "127.0.0.1", port, ("rest",))})
-    return RunLoop(tmp_path, manifest, manifest["frameworks"], "jmeter", None, stream=io.StringIO(), pool=pool,
-                   resume_command="RESUME=it")
+    return RunLoop(RunContext(tmp_path, manifest, manifest["frameworks"], "jmeter", None), stream=io.StringIO(),
+                   pool=pool, resume_command="RESUME=it")
 
 
 def test_apps_run_elsewhere_get_the_rounds_only_at_their_own_address(tmp_path):

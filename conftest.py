@@ -24,3 +24,32 @@ def isolated_testbed(tmp_path_factory):
     assert started.returncode == 0, started.stderr
     yield testbed
     testbed.run("db", "stop")
+
+
+# The test files that take minutes (end-to-end runs), longest first (each 1-6 minutes on the 2-core
+# machine; a file's time is its tests' durations, which the suite prints). pytest-xdist hands out whole
+# files in the order it collects them (`--dist loadfile`, benchlib/suites.py); begun last, one of
+# these leaves a worker running it for minutes after the other has finished. Begun first, the short
+# files fill in around them. Only the order changes: a file missing from this list, or a list out
+# of date, costs time, never a result.
+LONGEST_FIRST = (
+    "collect/test_smoke.py", "collect/test_faults.py", "collect/test_remote.py", "collect/test_remote_faults.py",
+    "collect/test_remote_latency.py", "cli/test_new.py", "analysis/test_answer.py", "analysis/test_latency.py",
+    "analysis/test_report.py", "analysis/test_variants.py", "contract/test_verify.py", "docker/test_compose.py")
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent without it
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LongestFirst(LoadFileScheduling):
+        def _assign_work_unit(self, node):
+            if not any(self.assigned_work.values()):  # the first hand-out: the queue is whole
+                rank = {path: n for n, path in enumerate(LONGEST_FIRST)}
+                for scope in sorted(self.workqueue, key=lambda s: rank.get(s, len(rank))):
+                    self.workqueue.move_to_end(scope)
+            super()._assign_work_unit(node)
+
+    return LongestFirst(config, log)

@@ -535,15 +535,17 @@ TAKE_ARRIVAL = " ".join([
     "if (intended > now) { Thread.sleep(intended - now) }; vars.put('SEND', 'true') }"])
 
 
-def open_group(n: int, api: str, case: dict, port: int, pool: int, schedule, end_ms: int, jtl,
+def open_group(n: int, api: str, case: dict, host: str, port: int, pool: int, schedule, end_ms: int, jtl,
                ids_dir, window_file=None, start_ms: int | None = None, plan_key: str = "testbed.", request=None):
     """Measurement n of a latency batch: `pool` threads that send the arrivals of `schedule` (a
     CSV of offsets in ms from the group's t0: `start_ms`, epoch ms, on remote engines; otherwise
     when its first thread takes an arrival, written to `window_file`) at their intended times,
-    until the schedule runs out; every sample goes to `jtl` with OPEN_VARIABLES."""
+    until the schedule runs out, to the app at `host` and `port`; every sample goes to `jtl` with
+    OPEN_VARIABLES."""
     key = f"{plan_key}{n}."
     group = looping_group(f"measurement {n}", str(pool), "0", str(round(end_ms / 1000) + GROUP_BACKSTOP_S))
-    http, checks = request or sampler(api, endpoint_key(case["rows"], case["joins"]), str(case["rows"]), str(port))
+    http, checks = request or sampler(api, endpoint_key(case["rows"], case["joins"]), str(case["rows"]), str(port),
+                                      host)
     take = pause("take the next arrival and wait until its intended time", "0")
     parameters = f"{key}|{end_ms}|{window_file or ''}" + (f"|{start_ms}" if start_ms is not None else "")
     return group, tree(
@@ -560,12 +562,12 @@ the arrivals of a schedule drawn in advance (Poisson) at their intended times; e
 its intended time (intended_ms). Every response is asserted as in the closed-model plans."""
 
 
-def open_plan(title: str, host: str, measurements: list[dict], files: dict[str, str] | None = None) -> str:
-    """The plan of one latency round against `host`; each measurement is a dict of open_group's
-    arguments but n. With `files` (file name -> text: the id files and the schedules), as on a
+def open_plan(title: str, measurements: list[dict], files: dict[str, str] | None = None) -> str:
+    """The plan of one latency round; each measurement is a dict of open_group's arguments but n,
+    its host and port among them. With `files` (file name -> text: the id files and the schedules), as on a
     remote engine, a setUp group first writes them there."""
     groups = [open_group(n, **m) for n, m in enumerate(measurements, start=1)]
     setup = [write_files(files)] if files else []
     # PHASE: the closed-model plans prefix warm-up labels with it; here every sample is labelled
     # by its request alone (the window is chosen by intended time).
-    return test_plan(title, OPEN_COMMENTS, {"HOST": host, "PHASE": ""}, [], setup + groups, serialize=True)
+    return test_plan(title, OPEN_COMMENTS, {"PHASE": ""}, [], setup + groups, serialize=True)

@@ -18,7 +18,7 @@ import random
 import time
 from pathlib import Path
 
-from benchlib import apps, plans
+from benchlib import plans
 from benchlib.files import write_json
 from benchlib.paths import IDS
 from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
@@ -157,9 +157,9 @@ def run_round(run, todo: list[dict], round_: int, progress) -> None:
     batch = Batch(batches.new_folder(run.context.dir, run.context.dir / "latency-batches"),
                   [Measurement(m, *run.apps.address(m["framework"])) for m in todo], time.time())
     length_ms = (WARMUP_S + WINDOW_S) * 1000
-    groups = [{"api": m["api"], "case": m, "port": batch.measurements[i].port, "pool": m["pool_threads"],
+    groups = [{"api": m["api"], "case": m, "host": at.host, "port": at.port, "pool": m["pool_threads"],
                "end_ms": length_ms, "offsets": arrivals.offsets(m["target_rps"], length_ms, seed_of(run, m))}
-              for i, m in enumerate(todo)]
+              for m, at in zip(todo, batch.measurements)]
     targets = run.sampled()
     title = f"latency round {round_} ({batch.folder.name})"
     where = f"{len(run.context.engines.endpoints)} engines" if run.context.engines else "one JMeter"
@@ -171,8 +171,8 @@ def run_round(run, todo: list[dict], round_: int, progress) -> None:
             batch.warmup_s, batch.duration_s = WARMUP_S, WINDOW_S
             batch.starts = remote.schedule(len(todo), WARMUP_S, WINDOW_S)
             deadline += remote.LEAD_S
-            batch.controllers = remote.launch_open(batch.folder, title, apps.host(), groups, batch.starts,
-                                                   run.context.engines, run.context.jmeter, PROPERTIES)
+            batch.controllers = remote.launch_open(batch.folder, title, groups, batch.starts, run.context.engines,
+                                                   run.context.jmeter, PROPERTIES)
             batches.sample_remote(batch, targets)
         else:
             batches.start(batch, run.context.profile, run.context.jmeter, targets, run.context.cpus.get("loadgen"),
@@ -198,7 +198,7 @@ def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
         local.append({**{k: v for k, v in g.items() if k != "offsets"}, "schedule": schedule, "jtl": batch.jtl(i),
                       "window_file": batch.window_file(i), "ids_dir": IDS})
     plan = batch.folder / "plan.jmx"
-    plan.write_text(plans.open_plan(title, apps.host(), local))
+    plan.write_text(plans.open_plan(title, local))
     return plan
 
 

@@ -195,7 +195,7 @@ def engine_folders(folder: Path, engines: Engines) -> list[Controller]:
     return controllers
 
 
-def launch_open(folder: Path, title: str, host: str, measurements: list[dict], starts: list[int],
+def launch_open(folder: Path, title: str, measurements: list[dict], starts: list[int],
                 engines: Engines, launcher: str, properties: dict) -> list[Controller]:
     """A latency round (collect/latency.py) on the engines, each with its own controller: every
     measurement's schedule (`offsets`) divided among the engines (arrivals.shares) with its pool
@@ -217,7 +217,7 @@ def launch_open(folder: Path, title: str, host: str, measurements: list[dict], s
         there = plans.remote_folder(files)
         for m in own:
             m.update(schedule=f"{there}/{m['schedule']}", ids_dir=there)
-        (c.folder / "plan.jmx").write_text(plans.open_plan(title, host, own, files))
+        (c.folder / "plan.jmx").write_text(plans.open_plan(title, own, files))
         start_controller(c, controller_command(launcher, c.folder / "plan.jmx", c.endpoint, e, engines, c.log,
                                                properties))
     return controllers

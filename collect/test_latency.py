@@ -53,8 +53,9 @@ def open_load(folder, port, rate, pool, seed="test") -> tuple[list[dict], int]:
     schedule = arrivals.offsets(rate, WARMUP_MS + WINDOW_MS, seed)
     arrivals.write(folder / "arrivals.csv", schedule)
     plan = folder / "plan.jmx"
-    plan.write_text(plans.open_plan("test", apps.host(), [{
-        "api": "rest", "case": cases()[1], "port": port, "pool": pool, "schedule": folder / "arrivals.csv",
+    plan.write_text(plans.open_plan("test", [{
+        "api": "rest", "case": cases()[1], "host": apps.host(), "port": port, "pool": pool,
+        "schedule": folder / "arrivals.csv",
         "end_ms": WARMUP_MS + WINDOW_MS, "jtl": folder / "all.jtl", "window_file": folder / "t0",
         "ids_dir": IDS}]))
     done = subprocess.run([find_jmeter(), "-n", "-t", str(plan), "-q", str(PROPERTIES), "-j",

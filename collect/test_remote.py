@@ -32,16 +32,26 @@ def test_a_smoke_run_through_two_engines_divides_the_threads_and_brings_back_jtl
         shares = [e["threads"] for e in record["engines"]]
         assert shares == [5, 5] and sum(shares) == record["load"]["threads"]
         for engine in record["engines"]:
-            assert engine["samples"] > 0 and engine["cores"] >= 1 and not engine["saturated"]
+            assert engine["cores"] >= 1 and not engine["saturated"]
             assert 0 < engine["cpu_mean_pct"] <= engine["cpu_peak_pct"]
+            # An engine that began more than a second late (the machine busy with the suite's other
+            # tests) may hold no sample of smoke's 1 s window: the item says so.
+            if engine["late_ms"] > 1000:
+                assert "engines_out_of_step" in record["flags"], record
+        sending = {e["endpoint"] for e in record["engines"] if e["samples"]}
+        assert sending and sending | {e["endpoint"] for e in record["engines"] if e["late_ms"] > 1000} == {
+            lab.endpoint(1099), lab.endpoint(1109)}
         where = run / record["framework"] / "rest" / f"case-{record['case']:02d}" / "iter-01"
         with open(where / "results.jtl") as f:
             threads = [row["threadName"] for row in csv.DictReader(f)]
         # One JTL per item, holding both engines' samples (JMeter prefixes each engine's threads).
-        assert {t.split("-")[0] for t in threads} == {lab.endpoint(1099), lab.endpoint(1109)}
+        assert {t.split("-")[0] for t in threads} >= sending
         assert len(threads) >= sum(e["samples"] for e in record["engines"])
         busiest = max(record["engines"], key=lambda e: e["cpu_mean_pct"] / e["cores"])
         assert record["results"]["loadgen_cpu_mean_pct"] == busiest["cpu_mean_pct"]
+    # Each engine sent its share of the load.
+    assert all(any(e["samples"] for r in items for e in r["engines"] if e["endpoint"] == lab.endpoint(port))
+               for port in (1099, 1109))
     report = (run / "report" / "index.html").read_text()
     assert "Load engines" in report and lab.endpoint(1109) in report
 

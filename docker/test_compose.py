@@ -500,7 +500,7 @@ def test_runner_image_verifies_the_same_jmeter_archive_as_the_cli():
     ({"CASES": "1,x"}, "CASES: numbers and ranges such as 1,4,7-9, not 'x'."),
     ({"FRAMEWORKS": "spring"}, "no framework named 'spring'; known: aspnet, express, fastify (TARGETS)."),
     ({"APIS": "soap"}, "unknown API soap; choose from rest, graphql."),
-    ({"PROFILE": "long"}, "PROFILE: invalid choice: 'long' (choose from 'smoke', 'quick', 'study', 'latency')."),
+    ({"PROFILE": "long"}, f"PROFILE: invalid choice: 'long' (choose from {', '.join(map(repr, PROFILES))})."),
     ({"ITERATIONS": "0"}, "ITERATIONS must be 1 or more."),
     ({"ITERATIONS": "two"}, "ITERATIONS: invalid int value: 'two'."),
     ({"DRY_RUN": "", "IDS": "/nonexistent"}, "the seed service has not completed"),

@@ -15,11 +15,11 @@ from collect.progress import Progress
 EXTERNAL = Database("127.0.0.1", 1, "forum", "a", "a", "s", "s", managed=False)
 
 
-def new_run(tmp_path, capacity: dict) -> RunLoop:
+def new_run(tmp_path, capacity: dict, profile: str = "latency") -> RunLoop:
     """A latency run of rest case 1 and 18 whose closed-model round measured `capacity`:
     (framework, case) -> (throughput, validity, errors)."""
     order = [f"{fw}/rest/case-{case:02d}/iter-01" for fw, case in capacity]
-    manifest = {"settings": {"profile": PROFILES["latency"].settings()}, "order": order, "seed": 42,
+    manifest = {"settings": {"profile": PROFILES[profile].settings()}, "order": order, "seed": 42,
                 "layout": {"requested": "no-pin", "applied": False, "note": "not requested"},
                 "frameworks": {"a": {}, "b": {}}}
     with open(tmp_path / SUMMARY, "w", newline="") as f:
@@ -66,3 +66,15 @@ def test_an_invalid_but_error_free_capacity_is_used_and_said(tmp_path):
     [cell] = latency.cells(run, notes)
     assert cell["slowest"] == "a" and cell["capacity_validity"] == {"a": "invalid", "b": "valid"}
     assert "capacity of a comes from a measurement that failed" in notes.stream.getvalue()
+
+
+def test_the_pass_has_as_many_rounds_as_its_profile_says(tmp_path):
+    capacity = {("a", 1): (2000, "valid", 0), ("b", 1): (1000, "valid", 0)}
+    for name in ("latency", "smoke"):
+        (tmp_path / name).mkdir()
+    latency_run = new_run(tmp_path / "latency", capacity)
+    smoke_run = new_run(tmp_path / "smoke", capacity, "latency-smoke")
+    for run, rounds in ((latency_run, 3), (smoke_run, 1)):
+        latency.cells(run, progress())
+        assert run.context.manifest["latency"]["rounds"] == rounds
+    assert latency.estimate_s(latency_run) == 3 * latency.estimate_s(smoke_run) > 0

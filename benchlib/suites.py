@@ -92,11 +92,9 @@ def pytest_suites(pytest_args: list[str]) -> list[Suite]:
     finding fails it as a failed test does). pytest twice: its tests spread over the cores
     (pytest-xdist; a file's tests stay together on one worker, so a module's fixtures are made
     once), then the tests marked `alone`, which assert on timing or CPU shares. The slowest tests,
-    printed after each, are where the suite's time goes. A worker more than the cores: the end-to-end
-    tests spend much of their time waiting (a JVM's start, remote engines' 25 s lead before a batch),
-    and the machine sat 30 % idle with one worker per core."""
+    printed after each, are where the suite's time goes."""
     pytest = [sys.executable, "-m", "pytest", "--durations=20"]
-    workers = str((os.cpu_count() or 1) + 1)
+    workers = str(max(2, os.cpu_count() or 1))
     return [Suite("flake8", [sys.executable, "-m", "flake8"], ROOT),
             Suite(PYTEST, [*pytest, "-n", workers, "--dist", "loadfile", "-m", "not alone", *pytest_args], ROOT),
             Suite("pytest, tests alone", [*pytest, "-m", "alone", *pytest_args], ROOT, alone=True)]

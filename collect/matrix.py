@@ -100,7 +100,7 @@ def default_loadgen(profile: Profile, engines) -> str:
     """JMeter for the study's protocol (its tool, with remote engines as its client machine), the
     latency profile (its open-model plans) and remote engines; otherwise the load generator the
     run's reference work finds cheaper per request ("auto": wrk on the 2-core machines)."""
-    return "jmeter" if engines or profile.latency or profile.name == "study" else "auto"
+    return "jmeter" if engines or profile.measured_by_jmeter else "auto"
 
 
 def default_frameworks() -> list[str] | None:

@@ -56,6 +56,12 @@ class Profile:
                 "apps": "a fresh app for every case, as the study did",
                 "jmeter": "one JMeter process per measurement"}
 
+    @property
+    def measured_by_jmeter(self) -> bool:
+        """JMeter is the profile's own instrument: the study's tool for its protocol, and the latency
+        pass's open-model plans are JMeter's."""
+        return self.latency or self.name == "study"
+
     def longest(self) -> float:
         """The longest a measurement's ramp-up, warm-up and window can take."""
         return self.rampup_s + max(self.warmup_s, self.warmup_cap_s or 0) + self.duration_s

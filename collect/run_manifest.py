@@ -161,7 +161,7 @@ def loadgen_record(options) -> dict:
         return {"requested": "jmeter", "tool": "jmeter", "why": "remote engines are JMeter's (--engines)"}
     if options.loadgen == "auto":
         return {"requested": "auto", "tool": None, "why": None}
-    profiles_own = options.loadgen == "jmeter" and (options.profile.latency or options.profile.name == "study")
+    profiles_own = options.loadgen == "jmeter" and options.profile.measured_by_jmeter
     return {"requested": options.loadgen, "tool": options.loadgen,
             "why": f"the {options.profile.name} profile's instrument, the study's own tool" if profiles_own
             else f"--loadgen {options.loadgen}"}

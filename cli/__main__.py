@@ -3,6 +3,7 @@ import argparse
 import signal
 import sys
 
+from benchlib import interrupts
 from benchlib.console import UserError
 from cli import commands
 
@@ -26,14 +27,16 @@ def main_guard(func, args) -> int:
     # A command started as a script's background job inherits SIGINT ignored (POSIX shells do
     # that), and Python then leaves it ignored: Ctrl-C or kill -INT must still stop it, from the
     # first line on (a run checking its engines, too).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupts.catch(signal.SIGINT)
     try:
         code = func(args)
         return code if isinstance(code, int) else 0
     except UserError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except BaseException as e:
+        if not interrupts.caused(e):
+            raise
         print("testbed: interrupted.", file=sys.stderr)
         return 130
 

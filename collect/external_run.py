@@ -21,6 +21,7 @@ import signal
 import sys
 from pathlib import Path
 
+from benchlib import interrupts
 from benchlib.apps import unknown_framework
 from benchlib.cases import cases
 from benchlib.console import UserError, fail, say
@@ -185,14 +186,10 @@ def run(args) -> int:
     where = ", ".join(f"{t.framework} at {t.host}:{t.port}" for t in loop.apps.targets.values())
     say(f"run: {run_dir.name}: {len(loop.items)} measurements, profile {recorded['profile']}, "
         f"load generator: jmeter, against {where}.")
-    signal.signal(signal.SIGTERM, _interrupt)  # `docker stop`: stop as Ctrl-C does, resumable
+    interrupts.catch(signal.SIGINT, signal.SIGTERM)  # `docker stop`: stop as Ctrl-C does, resumable
     code = loop.execute()
     say(f"run: results in {run_dir}")
     return code
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt()
 
 
 def parse_args(argv):

@@ -18,7 +18,7 @@ import random
 import time
 from pathlib import Path
 
-from benchlib import plans
+from benchlib import interrupts, plans
 from benchlib.files import write_json
 from benchlib.paths import IDS
 from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
@@ -179,10 +179,11 @@ def run_round(run, todo: list[dict], round_: int, progress) -> None:
                           plan=local_plan(batch, groups, title), properties=PROPERTIES)
         follow(batch, todo, deadline, progress)
         count = finished(batch)
-    except KeyboardInterrupt:
-        count = finished(batch)  # before JMeter is stopped: a stopped JMeter may exit 0
-        batch.stop()
-        keep(run, batch, todo, count, progress)
+    except BaseException as e:
+        if interrupts.caused(e):
+            count = finished(batch)  # before JMeter is stopped: a stopped JMeter may exit 0
+            batch.stop()
+            keep(run, batch, todo, count, progress)
         raise
     finally:
         batch.stop()

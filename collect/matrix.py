@@ -5,7 +5,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchlib import apps, builds, database
+from benchlib import apps, builds, database, interrupts
 from benchlib.cases import API_STYLES, STUDY_PAIR, cases
 from benchlib.console import fail, say
 from benchlib.dataset import seed as seed_dataset
@@ -92,7 +92,7 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     chose = run.context.manifest["loadgen"]
     say(f"run: {run.context.dir.name}: {len(run.items)} measurements, profile {run.context.manifest['profile']}, "
         f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {run.context.layout['note']}.")
-    signal.signal(signal.SIGTERM, _interrupt)
+    interrupts.catch(signal.SIGINT, signal.SIGTERM)
     return run.execute(), run.context.dir
 
 
@@ -122,10 +122,6 @@ def load_engines(request: MatrixRequest, settings: dict, launcher: str) -> remot
         check_bind(bind)
     os.environ["TESTBED_BIND_ADDRESS"] = found.address if found else bind or bind_address()
     return found
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt()
 
 
 def prepare(chosen):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import database as managed_db
+from benchlib import interrupts
 from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
@@ -126,11 +127,6 @@ class RunLoop:
                     if phase.app_failure == "stop":
                         self.set_state("stopped", str(e))
                         return 3
-        except KeyboardInterrupt:
-            self.abandon()
-            self.set_state("interrupted", "Ctrl-C")
-            progress.note(f"run: interrupted; resume with {self.resume_command}")
-            return 130
         except (DatabaseDown, EngineLost, UserError) as e:  # e.g. the app's port taken by someone else
             self.abandon()
             self.set_state("stopped", str(e))
@@ -140,6 +136,13 @@ class RunLoop:
             progress.note(f"run: stopped: {e}")
             progress.note(f"run: {fix}, then resume with {self.resume_command}")
             return 3
+        except BaseException as e:
+            if not interrupts.caused(e):
+                raise
+            self.abandon()
+            self.set_state("interrupted", "Ctrl-C")
+            progress.note(f"run: interrupted; resume with {self.resume_command}")
+            return 130
         finally:
             self.apps.stop_all()
             if self.pinned_db:
@@ -247,9 +250,10 @@ class RunLoop:
             batches.start(batch, c.profile, c.jmeter, self.sampled(), c.cpus.get("loadgen"),
                           c.engines if self.files.remote else None, sampler_kinds=self.apps.sampler_kinds)
             end = self.watch(batch, db_pid, marks, progress)
-        except KeyboardInterrupt:
-            batch.stop()
-            self.keep(batch, marks, self.finished_before_cut(batch, marks), progress)
+        except BaseException as e:
+            if interrupts.caused(e):
+                batch.stop()
+                self.keep(batch, marks, self.finished_before_cut(batch, marks), progress)
             raise
         finally:
             batch.stop()

@@ -6,10 +6,12 @@ from collect.single_load import LoadRequest, load
 
 
 def register(sub):
-    p = sub.add_parser("load", help="run one JMeter plan against a running implementation",
+    p = sub.add_parser("load", help="measure one case against a running implementation",
                        description="Load one running implementation with one case of the matrix, "
-                                   "print one summary line and keep the JTL under results/load/. "
-                                   "Exits with 1 when any measured request failed.")
+                                   "measured and checked as ./testbed run measures its items, print "
+                                   "one summary line and keep the run of that one item under "
+                                   "results/load/. Exits with 1 when the measurement or any measured "
+                                   "request failed.")
     p.add_argument("--framework", required=True, help="implementation name (its framework.json)")
     p.add_argument("--api", required=True, help="rest or graphql")
     p.add_argument("--case", required=True, type=int, help="case number, 1-18 (jmeter-plans/cases.csv)")

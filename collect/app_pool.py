@@ -101,6 +101,11 @@ class AppPool:
         return None
 
 
+# Every framework.json's readiness_path (docker/test_compose.py checks that they agree): the
+# containers hold no framework.json to read it from.
+READINESS_PATH = "/healthz"
+
+
 @dataclass(frozen=True)
 class Target:
     """A framework something else runs, where it is reached and the APIs it serves."""
@@ -108,24 +113,23 @@ class Target:
     host: str
     port: int
     apis: tuple[str, ...]
-
-
-# Every framework.json's readiness_path (docker/test_compose.py checks that they agree): the
-# containers hold no framework.json to read it from.
-READINESS_PATH = "/healthz"
+    readiness_path: str = READINESS_PATH
 
 
 class ExternalApps:
-    """The apps of `targets`, run by something else: nothing to start, restart or stop, and no
-    process of ours to sample (`running` stays empty, so the samplers watch the load generator
-    alone). Starting one only checks that it answers its readiness path."""
+    """The apps of `targets`, run by something else (the Docker runner's containers, the app
+    `./testbed load` is pointed at): nothing to start, restart or stop, and no process of ours to
+    sample (`running` stays empty, so the samplers watch the load generator alone). Starting one
+    only checks that it answers its readiness path."""
     ours = False
     # top would watch the load generator alone, which the proc sampler does more precisely (and the
     # Docker runner's image has no top).
     sampler_kinds = ("proc",)
 
-    def __init__(self, targets: dict[str, Target]):
+    def __init__(self, targets: dict[str, Target], start_hint: str = "it runs elsewhere (TARGETS): start it there"):
+        """`start_hint`: what the user does about one that does not answer."""
         self.targets = targets
+        self.start_hint = start_hint
         self.running: dict[str, RunningApp] = {}
         self.loaded: dict[str, dict | None] = {}
 
@@ -138,12 +142,12 @@ class ExternalApps:
     def ensure(self, name: str) -> None:
         """`name` answers its readiness path with 200, or AppFailed says what it did instead."""
         target = self.targets[name]
-        url = f"http://{target.host}:{target.port}{READINESS_PATH}"
+        url = f"http://{target.host}:{target.port}{target.readiness_path}"
         status = http_status(url, timeout=5)
         if status != 200:
             raise AppFailed(f"{name} is not answering {url} ("
                             + ("no answer" if status is None else f"HTTP {status}")
-                            + "); it runs elsewhere (TARGETS): start it there", "")
+                            + f"); {self.start_hint}", "")
 
     def start(self, names: list[str]) -> None:
         """Not ours to start: checks that each answers."""

@@ -30,7 +30,7 @@ from benchlib.jmeter import find_jmeter
 from benchlib.paths import IDS, results_root
 from benchlib.results import MANIFEST, new_run_id, parse_item_key
 from collect import preflight, run_manifest, runs
-from collect.app_pool import ExternalApps, Target
+from collect.app_pool import READINESS_PATH, ExternalApps, Target
 from collect.batch import jmeter_command, next_batch
 from collect.matrix import MatrixRequest
 from collect.order import order
@@ -41,9 +41,6 @@ from collect.run_loop import RunLoop
 RUNNER = "collect/external_run.py (docker-compose jmeter service)"
 # The settings as run-matrix.sh takes them, for the errors that name one.
 SETTINGS = {"iterations": "ITERATIONS"}
-# The images run each framework.json's default variant (docker/test_compose.py checks the Node ones).
-VARIANT = {"name": "default"}
-APPS = "run by something else (their containers): never started or restarted here"
 
 
 def parse_targets(text: str) -> dict[str, Target]:
@@ -91,35 +88,27 @@ def options(args, targets: dict[str, Target]) -> runs.RunOptions:
 
 
 def manifest(options: runs.RunOptions, targets: dict[str, Target], launcher: str, run_id: str) -> dict:
-    """`./testbed run`'s manifest where the fields are the same (run_manifest.common), and what
-    differs with apps and a database in other containers."""
-    common = run_manifest.common(options, options.frameworks, launcher, run_id)
-    del common["settings"]["bind_address"]  # the apps listen in their own containers
-    common["protocol"]["apps"] = APPS
-    common["protocol"]["load"] = {"from": "the jmeter container: one JMeter process per batch",
-                                  "jmeter": "a thread group per measurement"}
-    return {
-        **common,
-        "frameworks": {f: {"name": f, "host": targets[f].host, "port": targets[f].port,
-                           "apis": list(targets[f].apis), "variant": VARIANT} for f in options.frameworks},
-        "loadgen": {"requested": "jmeter", "tool": "jmeter", "why": "the Docker runner's load generator"},
-        "layout": {"requested": "no-pin", "applied": False,
-                   "note": "the apps and the database in their own containers, JMeter in this one"},
-        "ports": {f: targets[f].port for f in options.frameworks},
-        "runner": {"name": RUNNER, "restart": "never: the apps run in their own containers",
-                   "measures": "the profile's rounds only (collect/run_loop.py phases): no reference work, "
-                               "ceiling, extra rounds, cross-check, memory or latency pass",
-                   "api_cpus": os.environ.get("API_CPUS"), "api_memory": os.environ.get("API_MEMORY")},
-        "database": {"managed": False, "sampled": False},
-        "samplers": {"proc": "/proc/<pid>/stat every 0.1 s, JMeter's JVM only: the apps and the "
-                             "database run in other containers (watch docker stats)",
-                     "summary_source": "proc.csv, trimmed to the measured window"},
-    }
+    """`./testbed run`'s manifest on apps it does not run (run_manifest.external), with the
+    containers' settings."""
+    recorded = run_manifest.external(
+        options, targets, launcher, run_id,
+        {"name": RUNNER, "restart": "never: the apps run in their own containers",
+         "measures": "the profile's rounds only (collect/run_loop.py phases): no reference work, "
+                     "ceiling, extra rounds, cross-check, memory or latency pass",
+         "api_cpus": os.environ.get("API_CPUS"), "api_memory": os.environ.get("API_MEMORY")},
+        # The images run each framework.json's default variant (docker/test_compose.py checks the Node ones).
+        variant="default", loadgen_why="the Docker runner's load generator",
+        layout_note="the apps and the database in their own containers, JMeter in this one",
+        not_sampled="the apps and the database run in other containers (watch docker stats)")
+    recorded["protocol"]["load"] = {"from": "the jmeter container: one JMeter process per batch",
+                                    "jmeter": "a thread group per measurement"}
+    return recorded
 
 
 def recorded_targets(recorded: dict) -> dict[str, Target]:
     """A run's targets as its manifest recorded them: a resumed run measures what it began on."""
-    return {name: Target(name, f["host"], f["port"], tuple(f["apis"])) for name, f in recorded["frameworks"].items()}
+    return {name: Target(name, f["host"], f["port"], tuple(f["apis"]), f.get("readiness_path", READINESS_PATH))
+            for name, f in recorded["frameworks"].items()}
 
 
 def dry_run(options: runs.RunOptions, targets: dict[str, Target]) -> None:

@@ -35,6 +35,9 @@ class Profile:
     # collect/probe.py) measure for this long, after a ramp-up of a quarter and a warm-up of half
     # of it (the warm-up going on, up to the window's length, until every connection has answered).
     probe_s: float = 2
+    # Every measurement at this many threads, whatever its case's requests (`./testbed load
+    # --threads`); None: as thread_cap says.
+    thread_count: int | None = None
 
     @property
     def paired(self) -> bool:
@@ -67,13 +70,16 @@ class Profile:
         return self.rampup_s + max(self.warmup_s, self.warmup_cap_s or 0) + self.duration_s
 
     def threads(self, requests: int) -> int:
+        if self.thread_count:
+            return self.thread_count
         return min(requests, self.thread_cap) if self.thread_cap else requests
 
     def settings(self) -> dict:
         """As JSON holds it (a manifest's settings.profile): tuples as lists."""
         cases = list(self.memory_cases) if self.memory_cases is not None else None
-        return {**asdict(self), "memory_cases": cases, "threads": f"min(requests, {self.thread_cap})" if self.thread_cap
-                else "requests (the case's own load)"}
+        threads = str(self.thread_count) if self.thread_count else f"min(requests, {self.thread_cap})" \
+            if self.thread_cap else "requests (the case's own load)"
+        return {**asdict(self), "memory_cases": cases, "threads": threads}
 
     @classmethod
     def from_recorded(cls, recorded: dict) -> "Profile":

@@ -1,23 +1,34 @@
-"""`./testbed load`: one JMeter run of one case against an implementation that is already running,
-kept under results/load/<UTC time>-<framework>-<api>-case-NN/ with a load.json beside the JTL."""
-import os
+"""`./testbed load`: one measurement of one case against an implementation that is already running,
+made as `./testbed run` makes its items: the run loop (collect/run_loop.py) on a pool of one app it
+never starts (collect/app_pool.py ExternalApps), so the same plan, measured window, samplers,
+validity checks and files, with or without remote engines. Its folder,
+results/load/<UTC time>-<framework>-<api>-case-NN/, is a run of one item, with a load.json beside it
+that holds the settings and the summary line's figures."""
+import json
+import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchlib import apps, jmeter, jtl
+from benchlib import apps, interrupts, jmeter, jtl
 from benchlib.cases import find_case
 from benchlib.console import fail, say
 from benchlib.files import write_json
 from benchlib.net import http_status
 from benchlib.engines import Endpoint
+from benchlib.jtl import EDGE_FIELDS, JTL_FIELDS
 from benchlib.paths import IDS, results_root, shown
-from benchlib.results import JTL
-from collect import preflight, remote
-from collect.batch import Batch
-from collect.item import JMETER_SLACK_S, judge
+from benchlib.results import JTL, MANIFEST, STATE, item_key
+from collect import preflight, remote, run_manifest, runs
+from collect.app_pool import ExternalApps, Target
+from collect.profiles import Profile
+from collect.run_context import RunContext
+from collect.run_loop import RunLoop
+
+RUNNER = "collect/single_load.py (./testbed load)"
 
 
 @dataclass
@@ -85,13 +96,14 @@ def new_folder(framework: str, api: str, case: int) -> Path:
     fail(f"too many runs named {base} in {shown(root)}.")
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+def profile(r: LoadRequest, threads: int, rampup: float) -> Profile:
+    """The run's one measurement as the options ask: one round, exactly --warmup seconds of warm-up."""
+    return Profile("load", "one case against an app already running (./testbed load)", iterations=1,
+                   rampup_s=rampup, warmup_s=r.warmup, duration_s=r.duration, thread_cap=None,
+                   restart="run", thread_count=threads)
 
 
 def summary_line(s: dict, folder: Path) -> str:
-    if not s["samples"]:
-        return f"no measured requests; see {shown(folder)}/jmeter.log"
     return (f"{s['samples']} requests, {s['errors']} errors ({s['error_pct']:.2f}%), "
             f"{s['throughput_rps']:.1f} req/s, mean {s['mean_ms']:.1f} ms, p95 {s['p95_ms']:.1f} ms, "
             f"max {s['max_ms']} ms -> {shown(folder)}/")
@@ -108,67 +120,74 @@ def load(r: LoadRequest) -> int:
     check_ready(f"http://{host}:{port}{framework['readiness_path']}", r.framework)
     threads = r.threads or c["requests"]
     rampup = 0 if engines else r.rampup if r.rampup is not None else min(jmeter.DEFAULTS["rampup_s"], r.warmup)
+    target = Target(r.framework, host, port, (r.api,), framework["readiness_path"])
+    options = runs.RunOptions(profile(r, threads, rampup), [r.framework], [r.api], [r.case], pin=False,
+                              results_root=results_root() / "load", engines=engines, loadgen="jmeter")
     folder = new_folder(r.framework, r.api, r.case)
-    jtl_path = folder / JTL
-    cmd = None if engines else jmeter.plan_command(r.api, c, host, port, threads, rampup, r.warmup, r.duration,
-                                                   jtl_path, IDS, folder / "jmeter.log", jmeter=launcher)
-    record = {"schema_version": 1, "framework": r.framework, "api": r.api, **c, "host": host,
-              "port": port, "load": {"threads": threads, "rampup_s": rampup, "warmup_s": r.warmup,
-                                     "duration_s": r.duration},
-              "command": cmd, "started_at": now(), "ended_at": None, "summary": None,
-              **({"engines": engines.facts} if engines else {})}
-    write_json(folder / "load.json", record)
+    recorded = run_manifest.external(
+        options, {r.framework: target}, launcher, folder.name,
+        {"name": RUNNER, "restart": "never: the app was started by ./testbed up or by hand",
+         "measures": "one item: the rounds phase of collect/run_loop.py, one round"},
+        variant=None, loadgen_why="./testbed load measures with JMeter, the study's tool",
+        layout_note="no pinning: the app where it was started, JMeter on this machine's cores",
+        not_sampled="the app and the database were started by something else")
+    write_json(folder / MANIFEST, recorded)
+    progress = sys.stdout if sys.stdout.isatty() else open(folder / "progress.log", "w")
+    loop = RunLoop(RunContext(folder, recorded, recorded["frameworks"], launcher, None, engines=engines, ids=IDS),
+                   stream=progress, pool=ExternalApps({r.framework: target},
+                                                      f"start it first: ./testbed up --framework {r.framework}"),
+                   resume_command="the same ./testbed load (a load is one measurement: it starts afresh)")
     say(f"load: {r.framework} {r.api} case {r.case} ({c['rows']} rows, {c['joins']} joins): "
         f"{threads} threads, {r.warmup} s warm-up + {r.duration} s measured"
         + (f", from {len(engines.endpoints)} engine(s)" if engines else "") + " ...")
-    if engines:
-        record["load"]["engines"] = load_from_engines(r, c, host, port, threads, folder, launcher, engines)
-    else:
-        with open(folder / "jmeter.out", "w") as out:
-            code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT).returncode
-        if code != 0 or not jtl_path.is_file():
-            fail(f"JMeter exited with {code}; see {shown(folder)}/jmeter.log")
-    stats = jtl.summarize(jtl_path)
-    # No samplers here: the checks that need the machine's CPU or the ceiling are left empty.
-    flags, checks = judge(stats, {}, threads, 1, os.cpu_count() or 1, None, record["load"].get("engines"))
-    write_json(folder / "load.json", {**record, "ended_at": now(), "summary": stats, "flags": flags,
-                                      "checks": checks})
-    say(summary_line(stats, folder))
+    started_at = run_manifest.now_iso()
+    interrupts.catch(signal.SIGINT, signal.SIGTERM)
+    code = loop.execute()
+    if progress is not sys.stdout:
+        progress.close()
+    if code:  # interrupted, or stopped by an app that stopped answering
+        state = json.loads((folder / STATE).read_text())
+        say(f"load: {state['status']}: {state['reason']}; see {shown(folder)}/")
+        return code
+    [item] = loop.items
+    measured = loop.files.read(item)
+    results = measured.get("results") or {}
+    write_json(folder / "load.json", {
+        "schema_version": 2, "framework": r.framework, "api": r.api, **c, "host": host, "port": port,
+        "load": {**measured["load"], **({"engines": measured["engines"]} if "engines" in measured else {})},
+        "item": item_key(item), "started_at": started_at, "ended_at": measured["ended_at"],
+        "status": measured["status"], "reason": measured["reason"],
+        "summary": {k: results.get(k) for k in (*JTL_FIELDS, *EDGE_FIELDS)} if results else None,
+        "flags": measured["flags"], "checks": measured.get("checks"),
+        **({"engines": engines.facts} if engines else {})})
+    return report(measured, loop.files.folder(item), folder, r.dashboard, launcher)
+
+
+def report(measured: dict, item_folder: Path, folder: Path, dashboard: bool, launcher: str) -> int:
+    """The summary line and what the checks found, then JMeter's dashboard if asked; exit code 1
+    when the measurement failed or any measured request did."""
+    if measured["status"] != "ok":
+        say(f"no measurement: {measured['reason']}; see {shown(item_folder)}/")
+        return 1
+    results, checks = measured["results"], measured["checks"]
+    say(summary_line(results, folder))
     if checks["validity"] != "valid":
         say(f"  {checks['validity']}: {checks['validity_reasons']}")
-    if stats["errors"]:
-        say("  most common errors: " + "; ".join(jtl.failures(jtl_path)))
-    if r.dashboard:
-        started = time.monotonic()
-        report = folder / "dashboard"
-        with open(folder / "dashboard.out", "w") as out:
-            code = subprocess.run(jmeter.dashboard_command(jtl_path, report, jmeter=launcher),
-                                  stdout=out, stderr=subprocess.STDOUT).returncode
-        if code != 0 or not (report / "index.html").is_file():
-            fail(f"the dashboard was not written (JMeter exited with {code}); see {shown(folder)}/dashboard.out")
-        say(f"dashboard: {shown(report / 'index.html')} ({time.monotonic() - started:.0f} s)")
-    return 1 if stats["errors"] or not stats["samples"] else 0
+    if results["errors"]:
+        window = measured["window"]["measured_ms"]
+        common = jtl.failures(item_folder / JTL, window_ms=tuple(window) if window else None)
+        say("  most common errors: " + "; ".join(common))
+    if dashboard:
+        write_dashboard(item_folder / JTL, folder, launcher)
+    return 1 if results["errors"] else 0
 
 
-def load_from_engines(r: LoadRequest, c: dict, host: str, port: int, threads: int, folder: Path,
-                      launcher: str, engines: remote.Engines) -> list[dict]:
-    """One measurement as `./testbed run` makes it through engines (collect/batch.py), its JTLs
-    merged into the folder's; what each engine ran and reported."""
-    measurement = {"api": r.api, "case": c, "host": host, "port": port, "threads": threads, "warmup_s": r.warmup,
-                   "duration_s": r.duration, "jtl": None, "ids_dir": None}
-    batch = Batch(folder, [], time.time(), starts=remote.schedule(1, r.warmup, r.duration))
-    batch.controllers = remote.launch(folder, "load", [measurement], batch.starts, engines, launcher)
-    deadline = time.monotonic() + remote.LEAD_S + r.warmup + r.duration + JMETER_SLACK_S
-    try:
-        while batch.exit_code() is None:
-            fault = batch.engine_fault() or ("the engines did not finish in time"
-                                             if time.monotonic() > deadline else None)
-            if fault:
-                fail(f"{fault}; see {shown(folder)}/engine-*/jmeter.log")
-            time.sleep(0.2)
-        refused = batch.engine_fault()
-        if refused:
-            fail(refused)
-    finally:
-        batch.stop()
-    return remote.take(batch.controllers, 0, folder / JTL, threads)
+def write_dashboard(jtl_path: Path, folder: Path, launcher: str) -> None:
+    started = time.monotonic()
+    out_dir = folder / "dashboard"
+    with open(folder / "dashboard.out", "w") as out:
+        code = subprocess.run(jmeter.dashboard_command(jtl_path, out_dir, jmeter=launcher),
+                              stdout=out, stderr=subprocess.STDOUT).returncode
+    if code != 0 or not (out_dir / "index.html").is_file():
+        fail(f"the dashboard was not written (JMeter exited with {code}); see {shown(folder)}/dashboard.out")
+    say(f"dashboard: {shown(out_dir / 'index.html')} ({time.monotonic() - started:.0f} s)")

@@ -99,7 +99,7 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
     figures = probe.measure(run, batches.new_folder(run_dir, run_dir / "ceiling"), measurements, loadgen)
     shared = not run.context.cpus.get("loadgen")
     new = [row(f, loadgen, when, i // len(thread_counts) + 1, m.item["requests"], arm,
-               run.context.manifest["machine"]["cores"], shared) for i, (f, m) in enumerate(zip(figures, measurements))]
+               run.context.machine_cores, shared) for i, (f, m) in enumerate(zip(figures, measurements))]
     append(run.context.dir / CEILING, new)
     for r in new:
         progress.note(f"  {loadgen} attempt {r['attempt']}, {r['threads']} connections: {r['throughput_rps'] or '-'} "

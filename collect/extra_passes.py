@@ -55,7 +55,7 @@ def todo(run, path: Path, case_numbers, iterations: int) -> list[dict]:
     apis = list(dict.fromkeys(i["api"] for i in run.items))
     known = {i["case"]: {k: i[k] for k in ("case", "requests", "rows", "joins")} for i in run.items}
     keys = order(list(run.context.frameworks), apis, sorted(set(known) & set(case_numbers)), iterations, "run",
-                 random.Random(run.context.manifest.get("seed")).randrange(2 ** 31))
+                 random.Random(run.context.seed).randrange(2 ** 31))
     have = done(path)
     return [item for item in (parse_item_key(k, known) for k in keys if k not in have) if run.serves(item)]
 

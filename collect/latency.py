@@ -102,7 +102,7 @@ def cells(run, progress) -> list[dict]:
 def planned(run, cell_list: list[dict], round_: int) -> list[dict]:
     """Round `round_`'s measurements in order: its (API, case, step) slots shuffled, each slot's
     frameworks back to back in a shuffled order, all drawn from the run's seed."""
-    rng = random.Random(f"latency-order:{run.context.manifest.get('seed')}:{round_}")
+    rng = random.Random(f"latency-order:{run.context.seed}:{round_}")
     known = {i["case"]: {k: i[k] for k in ("requests", "rows", "joins")} for i in run.items}
     slots = [(cell, step) for cell in cell_list for step in range(1, len(cell["rates"]) + 1)]
     rng.shuffle(slots)
@@ -204,7 +204,7 @@ def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
 
 
 def seed_of(run, m: dict) -> str:
-    return arrivals.seed_of(run.context.manifest.get("seed"), m["api"], m["case"], m["step"], m["round"])
+    return arrivals.seed_of(run.context.seed, m["api"], m["case"], m["step"], m["round"])
 
 
 def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
@@ -279,7 +279,7 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
     stats = item_stats.sampler_stats(out.parent / PROC) if (out.parent / PROC).exists() else {}
     schedule = arrivals.offsets(m["target_rps"], (WARMUP_S + WINDOW_S) * 1000, seed_of(run, m))
     scheduled = sum(1 for t in schedule if WARMUP_S * 1000 <= t < (WARMUP_S + WINDOW_S) * 1000)
-    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, run.context.manifest["machine"]["cores"],
+    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, run.context.machine_cores,
                                      late_start)
     (out.parent / "measurement.json").write_text(json.dumps(
         {"window_ms": [w0, w1], "batch": batch.folder.relative_to(run.context.dir).as_posix(),

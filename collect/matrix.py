@@ -89,7 +89,7 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
         layout = pinning.shared("the load comes from remote engines: every core here is the apps' and the "
                                 "database's", "auto") if engines and request.pin is None else pinning.plan(request.pin)
         run = runs.create(options, chosen, launcher, db, layout)
-    chose = run.context.manifest["loadgen"]
+    chose = run.context.loadgen_choice
     say(f"run: {run.context.dir.name}: {len(run.items)} measurements, profile {run.context.manifest['profile']}, "
         f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {run.context.layout['note']}.")
     interrupts.catch(signal.SIGINT, signal.SIGTERM)

@@ -59,7 +59,7 @@ def before_rounds(run, progress) -> None:
     the reference work alone (with wrk) characterises it. Nothing when every item is done."""
     if not run.todo():
         return
-    chosen = run.context.manifest["loadgen"]
+    chosen = run.context.loadgen_choice
     measured = reference.measure(run, list(LOADGENS) if chosen["requested"] == "auto" else
                                  ["wrk" if run.context.engines else run.context.loadgen], progress)
     if run.context.engines:

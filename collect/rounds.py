@@ -68,7 +68,7 @@ class Rounds:
             write_json(run.context.dir / MANIFEST, run.context.manifest)
             return []
         iteration = max(item["iteration"] for item in run.items) + 1
-        keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, run.context.manifest["seed"])
+        keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, run.context.seed)
         sequential["rounds"].append({"round": iteration, "cells": [[s.api, s.case] for s in cells],
                                      "estimated_s": round(per_cell * len(cells))})
         run.context.manifest["order"] += keys

@@ -24,6 +24,21 @@ class RunContext:
         self.profile = Profile.from_recorded(self.manifest["settings"]["profile"])
 
     @property
+    def seed(self) -> int | None:
+        """What the run's random choices are drawn from (its order, the latency pass's arrivals)."""
+        return self.manifest.get("seed")
+
+    @property
+    def machine_cores(self) -> int:
+        return self.manifest["machine"]["cores"]
+
+    @property
+    def loadgen_choice(self) -> dict:
+        """Which load generator was asked for (`requested`), which measures (`tool`, None until the
+        reference work has chosen), and why."""
+        return self.manifest["loadgen"]
+
+    @property
     def layout(self) -> dict:
         return self.manifest["layout"]
 

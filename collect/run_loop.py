@@ -365,7 +365,7 @@ class RunLoop:
             cores, stats = remote.busiest(engines, stats)
         threads = record["load"]["threads"]
         lost = socket_errors(folder / LOADGEN_OUT)
-        flags, checks = judge(summary, stats, threads, cores, self.context.manifest["machine"]["cores"],
+        flags, checks = judge(summary, stats, threads, cores, self.context.machine_cores,
                               None if engines else self.ceilings.get(batch.loadgen, {}).get(threads), engines,
                               batch.loadgen, sum(lost.values()))
         if lost:

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -121,9 +122,9 @@ def load(r: LoadRequest) -> int:
     threads = r.threads or c["requests"]
     rampup = 0 if engines else r.rampup if r.rampup is not None else min(jmeter.DEFAULTS["rampup_s"], r.warmup)
     target = Target(r.framework, host, port, (r.api,), framework["readiness_path"])
-    options = runs.RunOptions(profile(r, threads, rampup), [r.framework], [r.api], [r.case], pin=False,
-                              results_root=results_root() / "load", engines=engines, loadgen="jmeter")
     folder = new_folder(r.framework, r.api, r.case)
+    options = runs.RunOptions(profile(r, threads, rampup), [r.framework], [r.api], [r.case], pin=False,
+                              results_root=folder.parent, engines=engines, loadgen="jmeter")
     recorded = run_manifest.external(
         options, {r.framework: target}, launcher, folder.name,
         {"name": RUNNER, "restart": "never: the app was started by ./testbed up or by hand",
@@ -132,19 +133,18 @@ def load(r: LoadRequest) -> int:
         layout_note="no pinning: the app where it was started, JMeter on this machine's cores",
         not_sampled="the app and the database were started by something else")
     write_json(folder / MANIFEST, recorded)
-    progress = sys.stdout if sys.stdout.isatty() else open(folder / "progress.log", "w")
-    loop = RunLoop(RunContext(folder, recorded, recorded["frameworks"], launcher, None, engines=engines, ids=IDS),
-                   stream=progress, pool=ExternalApps({r.framework: target},
-                                                      f"start it first: ./testbed up --framework {r.framework}"),
-                   resume_command="the same ./testbed load (a load is one measurement: it starts afresh)")
     say(f"load: {r.framework} {r.api} case {r.case} ({c['rows']} rows, {c['joins']} joins): "
         f"{threads} threads, {r.warmup} s warm-up + {r.duration} s measured"
         + (f", from {len(engines.endpoints)} engine(s)" if engines else "") + " ...")
     started_at = run_manifest.now_iso()
     interrupts.catch(signal.SIGINT, signal.SIGTERM)
-    code = loop.execute()
-    if progress is not sys.stdout:
-        progress.close()
+    # The run loop's progress on a terminal; a script sees the start line and the summary line only.
+    with nullcontext(sys.stdout) if sys.stdout.isatty() else open(folder / "progress.log", "w") as progress:
+        loop = RunLoop(RunContext(folder, recorded, recorded["frameworks"], launcher, None, engines=engines, ids=IDS),
+                       stream=progress, pool=ExternalApps({r.framework: target},
+                                                          f"start it first: ./testbed up --framework {r.framework}"),
+                       resume_command="the same ./testbed load (a load is one measurement: it starts afresh)")
+        code = loop.execute()
     if code:  # interrupted, or stopped by an app that stopped answering
         state = json.loads((folder / STATE).read_text())
         say(f"load: {state['status']}: {state['reason']}; see {shown(folder)}/")

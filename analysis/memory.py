@@ -30,7 +30,7 @@ def table(run: Run) -> tuple[pd.DataFrame | None, str]:
 def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
     """Per api and case: hwm_mb of numerator / denominator, paired by iteration (one each as the
     run measures it, so a ratio without interval); empty without memory.csv."""
-    columns = ["api", "case", "ratio", "ratio_low", "ratio_high", "ratio_note", "pairs",
+    columns = ["api", "case", "ratio", "ratio_low", "ratio_high", "ratio_note", "log_se", "df", "spread", "pairs",
                "numerator_mb", "denominator_mb"]
     found, _ = table(run)
     if found is None:
@@ -44,7 +44,8 @@ def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
         p = paired(a[both], b[both])
         note = NOTE + (f", {p.ratio.reason}" if p.ratio.reason else "")
         records.append({"api": api, "case": int(case), "ratio": p.ratio.value, "ratio_low": p.ratio.low,
-                        "ratio_high": p.ratio.high, "ratio_note": note, "pairs": p.n,
+                        "ratio_high": p.ratio.high, "ratio_note": note, "log_se": p.ratio.log_se, "df": p.ratio.df,
+                        "spread": p.ratio.spread, "pairs": p.n,
                         "numerator_mb": a[both].mean(), "denominator_mb": b[both].mean()})
     return pd.DataFrame.from_records(records, columns=columns)
 
@@ -52,7 +53,9 @@ def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
 def for_verdicts(run: Run, sig: pd.DataFrame) -> pd.DataFrame:
     """tables.significance with its memory cells (rss_peak_mb, which the study's memory claims are
     judged on) replaced by the fresh processes' ratio where memory.csv has the case: one process per
-    arm and case gives no interval, so such a cell is shown but not judged."""
+    arm and case gives no interval, so such a cell is shown but not judged. Its standard error goes
+    with it: the run-long peak's would otherwise give the fresh ratio an interval it does not have,
+    wherever a test draws one from the standard error (a band's, an interaction's)."""
     found = ratios(run, "aspnet", "express")
     if found.empty:
         return sig
@@ -64,8 +67,9 @@ def for_verdicts(run: Run, sig: pd.DataFrame) -> pd.DataFrame:
             continue
         cell = fresh.loc[key]
         judged = not pd.isna(cell["ratio_low"])
-        sig.loc[i, ["ratio", "ratio_low", "ratio_high", "ratio_note"]] = [
-            cell["ratio"], cell["ratio_low"], cell["ratio_high"], cell["ratio_note"]]
+        sig.loc[i, ["ratio", "ratio_low", "ratio_high", "ratio_note", "log_se", "df", "spread"]] = [
+            cell["ratio"], cell["ratio_low"], cell["ratio_high"], cell["ratio_note"], cell["log_se"], cell["df"],
+            cell["spread"]]
         sig.loc[i, ["aspnet_mean", "express_mean", "pairs", "p", "test"]] = [
             cell["numerator_mb"], cell["denominator_mb"], cell["pairs"], None, ""]
         if "q" in sig.columns:  # the run-long peak's q no longer applies

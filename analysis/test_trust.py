@@ -11,8 +11,10 @@ import statistics
 import pandas as pd
 import pytest
 
-from analysis import memory
+from analysis import memory, verdicts
+from analysis.claims import CLAIMS
 from analysis.conftest import FIXTURE_RESULTS
+from analysis.load import load_run
 from analysis.report import write_report
 
 CHECKED_RUN = "20261125-063724-smoke"
@@ -122,6 +124,21 @@ def test_memory_comes_from_fresh_processes_and_is_explained(report):
     cells = pd.read_csv(report / "tables" / "claim_cells.csv")
     rss = cells[cells["metric"] == "rss_peak_mb"]
     assert not rss.empty and (rss["ratio_note"] == f"{memory.NOTE}, n=1 pair").all()
+
+
+def test_a_fresh_processes_ratio_takes_no_standard_error_from_the_run_long_peak_it_replaces():
+    # In a run whose rounds gave the run-long peak an interval, that cell's standard error once stayed
+    # behind the fresh ratio of one process each, and tests that draw their interval from it (a band,
+    # a peak, an interaction) judged the fresh ratio on an interval it does not have.
+    run = load_run(FIXTURE_RESULTS / CHECKED_RUN)
+    sig = verdicts.report_cells(run)
+    peak = sig["metric"] == "rss_peak_mb"
+    sig.loc[peak, ["log_se", "df", "spread"]] = [0.05, 2.0, 0.087]
+    cells = memory.for_verdicts(run, sig)
+    fresh = cells[peak & cells["ratio_note"].str.startswith(memory.NOTE)]
+    assert not fresh.empty and fresh[["log_se", "df", "spread"]].isna().all().all()
+    claim = next(c for c in CLAIMS if c.id == "graphql-memory-up-to-3.6x-high-load")
+    assert set(verdicts.claim_cells(claim, cells)["outcome"]) == {verdicts.UNJUDGED}
 
 
 def test_missing_or_broken_run_level_files_leave_a_sentence_not_a_crash(tmp_path):

@@ -4,12 +4,14 @@ verdict table), and one line each under the answer and the verdicts.
 
 A claim every cell of whose scope was judged is projected cell by cell (analysis.rounds_needed):
 each undecided cell keeps its ratio and spread, and decides once its test's interval clears the
-nearest edge of the claim's band: the 95 % interval for a direction (its edge 1; the
+nearest edge of the claim's band (it agrees) or of its refutation band (it opposes;
+analysis.verdicts.refutation_band): the 95 % interval for a direction (edges 1 and 1 ± 10 %; the
 Benjamini-Hochberg adjustment is left out, so the number is a lower bound for such claims) or an
 interaction, TOST's 90 % interval for a band, each cell's simultaneous interval for a peak. The
 claim is decided at the fewest rounds at which its share rule, applied to the cells decided by
-then, says reproduced or not reproduced. If it never does (an "all" claim whose cells point both
-ways, a ratio on an edge), no number of rounds decides it at these ratios. A scope cell that is a
+then, says reproduced or not reproduced; for an "all" claim a cell outside its band decides it
+once that cell's simultaneous interval (1 - 2 alpha / k) clears the band. If it never does (a ratio
+on an edge), no number of rounds decides it at these ratios. A scope cell that is a
 bound, or had no usable round, or whose metric its verdict left out, is no question of rounds: no
 number of rounds on this machine; one the run did not measure needs a run of the claim's whole scope.
 """
@@ -20,11 +22,11 @@ import pandas as pd
 from scipy import stats
 
 from analysis import scope
-from analysis.claims import AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Interaction
+from analysis.claims import ALL, AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Interaction
 from analysis.memory import NOTE as FRESH_PROCESS
 from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, count_text, rounds_to_clear
 from analysis.stats import ALPHA, known
-from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, Verdict, band_outcome, share_verdict
+from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, Verdict, band_outcome, refutation_band, share_verdict
 
 NOT_DECIDED = "no number of rounds decides it at these ratios"
 # Why a scope cell was not judged, as analysis.scope words it, by what would change it.
@@ -55,6 +57,8 @@ def for_verdict(v: Verdict) -> str:
             return NOT_DECIDED
         n, _ = cell_rounds(v.claim, part.loc[means.idxmax()])
         return count_text(n)
+    if v.claim.share == ALL:
+        return count_text(all_rounds(v.claim, part))
     decisions = [cell_rounds(v.claim, row) for _, row in part.iterrows()]
     for n in sorted({n for n, _ in decisions if n is not None}):
         decided = [outcome for m, outcome in decisions if m is not None and m <= n]
@@ -84,20 +88,40 @@ def rounds_now(row: pd.Series) -> int:
     return int(min(counts)) if counts else 0
 
 
-def cell_rounds(claim, row: pd.Series) -> tuple[int | None, str | None]:
-    """(the rounds at which the cell's test decides, the outcome it then has); None: never."""
+def cell_rounds(claim, row: pd.Series, refute_confidence: float | None = None) -> tuple[int | None, str | None]:
+    """(the rounds at which the cell's test decides, the outcome it then has); None: never. A cell
+    outside the band decides at `refute_confidence` when given (an "all" claim's simultaneous level)."""
     now = rounds_now(row)
-    if row["outcome"] in (AGREE, OPPOSE):
+    if row["outcome"] == AGREE or (row["outcome"] == OPPOSE and refute_confidence is None):
         return now, row["outcome"]
-    band = claim.test.band()
     ratio, spread = row["ratio"], row.get("spread")
     if not (ratio > 0 and known(spread)):
         return None, None
-    outcome = band_outcome(band, ratio, ratio)
-    edges = [e for e in band if 0 < e < math.inf]
-    distance = min(abs(math.log(ratio / e)) for e in edges)
     confidence = 0.95 if isinstance(claim.test, (Direction, Interaction)) else 1 - 2 * ALPHA
-    return rounds_to_clear(distance, float(spread), confidence, now + 1), outcome
+    # A ratio inside the band agrees once its interval clears the band's nearest edge; one the
+    # claim's refutation band leaves out opposes once its interval clears that band's edge. A
+    # direction's ratio between 1 and 1 ± MARGIN can do either: whichever comes first.
+    found = []
+    for band, outcome in ((claim.test.band(), AGREE), (refutation_band(claim.test), OPPOSE)):
+        if band_outcome(band, ratio, ratio) != outcome:
+            continue
+        distance = min(abs(math.log(ratio / e)) for e in band if 0 < e < math.inf)
+        level = refute_confidence if outcome == OPPOSE and refute_confidence is not None else confidence
+        n = rounds_to_clear(distance, float(spread), level, now + 1)
+        found.append((math.inf if n is None else n, outcome))
+    n, outcome = min(found, default=(math.inf, None))
+    return (None if math.isinf(n) else int(n)), outcome
+
+
+def all_rounds(claim, part: pd.DataFrame) -> int | None:
+    """An "all" claim is reproduced once every cell agrees, and not reproduced once any cell outside
+    its band is outside it at the simultaneous level (analysis.verdicts.simultaneous_outcomes):
+    the fewer of those rounds."""
+    decisions = [cell_rounds(claim, row, 1 - 2 * ALPHA / len(part)) for _, row in part.iterrows()]
+    refute = [n for n, outcome in decisions if outcome == OPPOSE and n is not None]
+    agree = [n for n, outcome in decisions if outcome == AGREE]
+    reproduce = max(agree) if len(agree) == len(decisions) and None not in agree else None
+    return min([n for n in (*refute, reproduce) if n is not None], default=None)
 
 
 def peak_rounds(claim, part: pd.DataFrame) -> int | None:

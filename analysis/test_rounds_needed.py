@@ -9,7 +9,7 @@ from scipy import stats
 from analysis import open_questions, rounds_needed
 from analysis.claims import CLAIMS, MAX, MIN
 from analysis.rounds_needed import NO_ROUNDS, NO_SPREAD
-from analysis.verdicts import INCONCLUSIVE, REPRODUCED, judge
+from analysis.verdicts import NOT_REPRODUCED, INCONCLUSIVE, REPRODUCED, judge
 
 PEAK_CLAIM = next(c for c in CLAIMS if c.id == "rest-peak-load-almost-2x")      # cases 14, 15, 17, 18; min, max
 EXPRESS_LOWER = next(c for c in CLAIMS if c.id == "graphql-peak-load-express-faster")  # direction, all 4 cells
@@ -64,10 +64,26 @@ def test_a_direction_claim_needs_the_rounds_of_its_slowest_cell():
     assert slowest == 11 and open_questions.for_verdict(v) == str(slowest)
 
 
-def test_cells_pointing_both_ways_leave_an_all_claim_open_at_any_number_of_rounds():
+def test_a_cell_pointing_the_other_way_decides_an_all_claim_once_its_simultaneous_interval_clears():
     ratios = {(14, "mean_ms"): 1.3, (15, "mean_ms"): 1.3, (17, "mean_ms"): 1.3, (18, "mean_ms"): 0.85}
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2))
-    assert open_questions.for_verdict(v) == open_questions.NOT_DECIDED
+    assert v.verdict == INCONCLUSIVE
+    # Case 18 refutes "Express.js lower" once its interval at 1 - 0.10 / 4 lies under 1.1: a
+    # difference the claim's way, if any, smaller than the 10 % the report calls similar.
+    refuted = by_hand(math.log(1.1 / 0.85), 0.2, 0.975, 4)
+    assert open_questions.for_verdict(v) == str(refuted) == "7"
+    assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2, rounds=refuted)).verdict == NOT_REPRODUCED
+
+
+def test_a_claimed_difference_where_there_is_none_is_decided_by_enough_rounds():
+    # Ratios of 1: no interval around them ever clears 1, but one narrower than ±10 % says the
+    # difference the claim names is not there.
+    ratios = {(case, "mean_ms"): 1.0 for case in (14, 15, 17, 18)}
+    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.1))
+    n = by_hand(math.log(1.1), 0.1, 0.975, 4)
+    assert v.verdict == INCONCLUSIVE and open_questions.for_verdict(v) == str(n)
+    assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.1, rounds=n)).verdict == NOT_REPRODUCED
+    assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.1, rounds=n - 1)).verdict == INCONCLUSIVE
 
 
 def test_the_peak_claim_says_how_far_three_rounds_are_from_deciding_it():

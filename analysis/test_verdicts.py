@@ -61,7 +61,7 @@ def test_direction_reproduced_when_every_cell_agrees():
 def test_direction_not_reproduced_when_most_cells_are_significantly_opposite():
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: FASTER, 15: FASTER, 17: FASTER, 18: SLOWER}))
     assert v.verdict == NOT_REPRODUCED and (v.counts[AGREE], v.counts[OPPOSE]) == (1, 3)
-    assert "case 14 (A/E 0.60 [0.50, 0.70])" in v.explanation
+    assert "case 14 (A/E 0.60 [0.47, 0.76])" in v.explanation  # its interval at the simultaneous level
 
 
 def test_direction_inconclusive_when_some_cells_are_not_significant():
@@ -69,15 +69,25 @@ def test_direction_inconclusive_when_some_cells_are_not_significant():
     assert v.verdict == INCONCLUSIVE and v.counts["not significant"] == 2
 
 
-def test_one_opposite_cell_makes_an_all_cells_claim_inconclusive():
+def test_one_cell_opposite_at_the_simultaneous_level_refutes_an_all_cells_claim():
+    # FASTER's 95 % interval [0.50, 0.70] on 2 degrees of freedom is [0.47, 0.76] at 97.5 %, the
+    # Bonferroni level of 4 cells (1 - 2 * 0.05 / 4): wholly below 1, where the claim needs above.
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: SLOWER, 15: SLOWER, 17: SLOWER, 18: FASTER}))
-    assert v.verdict == INCONCLUSIVE and (v.counts[AGREE], v.counts[OPPOSE]) == (3, 1)
+    assert v.verdict == NOT_REPRODUCED and (v.counts[AGREE], v.counts[OPPOSE]) == (3, 1)
+    assert v.explanation.startswith("opposite or under 10 % at the simultaneous level (each cell's interval at 97.5 %, "
+                                    "Bonferroni over 4 cells) in case 18 (A/E 0.60 [0.47, 0.76])")
+    # Under the 10 % a difference needs at its own 95 % level ([0.92, 1.087]) but not at 97.5 %
+    # ([0.89, 1.13]): one of four cells may be that far off by chance, so the claim stays open.
+    barely = (1.0, 0.92, 1.087, False)
+    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: SLOWER, 15: SLOWER, 17: SLOWER, 18: barely}))
+    assert v.verdict == INCONCLUSIVE and v.counts[OPPOSE] == 1
 
 
 def test_an_inconclusive_claim_names_the_cells_that_did_not_agree():
-    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: SLOWER, 15: UNCLEAR, 17: FASTER, 18: SLOWER}))
-    assert v.explanation == ("2 agree, 1 oppose, 1 not significant; opposite: case 17 (A/E 0.60 [0.50, 0.70]); "
-                             "not significant: case 15 (A/E 1.05 [0.90, 1.20])")
+    under = (1.0, 0.92, 1.087, False)  # under the 10 % at its own level, not at the simultaneous one
+    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: SLOWER, 15: UNCLEAR, 17: under, 18: SLOWER}))
+    assert v.explanation == ("2 agree, 1 oppose, 1 not significant; opposite or under 10 %: case 17 (A/E 1.00 "
+                             "[0.92, 1.09]); not significant: case 15 (A/E 1.05 [0.90, 1.20])")
 
 
 def test_direction_follows_the_significance_flag_not_the_interval():
@@ -152,7 +162,7 @@ def test_equivalence_cells():
 
 def test_equivalence_claim():
     claim = crafted(Equivalence(0.25))
-    inside, outside = (1.0, 0.9, 1.1, False), (1.5, 1.3, 1.7, True)
+    inside, outside = (1.0, 0.9, 1.1, False), (1.6, 1.4, 1.8, True)
     assert judge(claim, cells(claim, {c: inside for c in (1, 2, 3, 4)})).verdict == REPRODUCED
     assert judge(claim, cells(claim, {1: inside, 2: inside, 3: outside, 4: outside})).verdict == NOT_REPRODUCED
     across = judge(claim, cells(claim, {1: inside, 2: inside, 3: inside, 4: (0.9, 0.7, 1.16, False)}))

@@ -10,8 +10,12 @@ groups of iterations (analysis.stats).
 
 Per cell, by the claim's type (the test used is named in claim_cells.csv):
 - direction: the two-sided t-test, significance read off q: agree when significant and on the
-  claimed side of 1, oppose when significant the other way; otherwise not significant, or cannot
-  be judged.
+  claimed side of 1; oppose when significant the other way, or when the 95 % interval shows the
+  claimed difference smaller than MARGIN (10 %, what the report calls similar), i.e. lies wholly
+  beyond 1 ± 10 % away from the claim (refutation_band); otherwise not significant, or cannot be
+  judged. Without that second way a claimed difference where there is none could never be
+  refuted: an interval around 1 never clears 1, however many rounds narrow it. A cell both
+  significant the claim's way and under 10 % agrees: the claim names a direction, not a size.
 - equivalence, non-inferiority, magnitude: two one-sided tests (TOST) at alpha 0.05, i.e. the 90 %
   interval (1 - 2 alpha) inside the claim's band: agree when inside, oppose when wholly outside (a
   value on a bound counts as outside: "similar within 10 %" is not shown by an interval that reaches
@@ -20,8 +24,9 @@ Per cell, by the claim's type (the test used is named in claim_cells.csv):
   make it a 2.5 % test on each side.
 - interaction: A/E of one cell over A/E of another, its log standard error the two cells'
   combined (sqrt(se1² + se2²), Welch-Satterthwaite df; the cells are measured in different slots,
-  so independent), two-sided 95 % interval: agree when above 1, oppose when below, otherwise not
-  significant. Not in the q family (there are few, and each is a claim of its own).
+  so independent), two-sided 95 % interval: agree when above 1, oppose when below 1 + 10 % (as a
+  direction's), otherwise not significant. Not in the q family (there are few, and each is a claim
+  of its own).
 Per claim:
 - cannot be judged here: the claim needs what this testbed lacks (more cores than the run's
   machine had, or a protocol it does not run); it says what, and is never "not reproduced".
@@ -31,9 +36,15 @@ Per claim:
   interval), then what the judged cells say: the validity checks could otherwise remove exactly the
   cells that would oppose a claim, and a claim about every case would be "reproduced" on one.
 - share "all": reproduced when every cell agrees (an intersection-union test: no adjustment is
-  needed, and the claim's p is its largest cell p); "most": when more than half of them agree;
-  not reproduced when at least half oppose (NOT_REPRODUCED_SHARE; a single opposite cell among
-  many can be a chance result); inconclusive otherwise.
+  needed, and the claim's p is its largest cell p); not reproduced when any cell lies wholly
+  outside the claim's band at the simultaneous level, its interval at 1 - 2 alpha / k for k cells
+  (Bonferroni: if the claim holds in every cell, the chance that any of them looks that far off is
+  at most alpha, whatever the cells' correlation; simultaneous_outcomes); inconclusive otherwise.
+  (The rule it replaces needed half of the cells opposite at each cell's own level: with 2 cells
+  that is one, a 10 % test, and with 18 cells nine, which a claim false in a few cells never meets.)
+- share "most": reproduced when more than half of the cells agree; not reproduced when at least
+  half oppose (NOT_REPRODUCED_SHARE; a single opposite cell among many can be a chance result);
+  inconclusive otherwise.
 - share "peak": judged on the largest true ratio of the k cells, through simultaneous intervals:
   each cell's at 1 - 2 alpha / k (Bonferroni), and the peak's interval from the largest lower end
   to the largest upper end. If every cell's interval holds its true ratio, the largest true ratio
@@ -52,7 +63,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.claims import ALL, ASPNET, AT_EXPRESS_PEAK, EXPRESS, MAX, MIN, PEAK, Claim, Direction, \
+from analysis.claims import ALL, ASPNET, AT_EXPRESS_PEAK, EXPRESS, MARGIN, MAX, MIN, PEAK, Claim, Direction, \
     Interaction, Unjudgeable
 from analysis import extremes, scope, tables
 from analysis.answer import METRICS_ANSWERED
@@ -109,20 +120,33 @@ def band_outcome(band: tuple[float, float], low: float, high: float) -> str:
     return STRADDLES
 
 
+def refutation_band(test) -> tuple[float, float]:
+    """The band a cell's interval must lie wholly outside of to oppose the claim. A band claim's own.
+    A direction or an interaction claims a difference, which a cell opposes when its interval shows
+    the difference the other way or smaller than MARGIN, the 10 % within which the report calls two
+    values similar: otherwise a claim of a difference where there is none could never be decided,
+    since an interval around 1 never clears 1, however many rounds narrow it."""
+    low, high = test.band()
+    if not isinstance(test, (Direction, Interaction)):
+        return low, high
+    return (1 + MARGIN, math.inf) if math.isinf(high) else (0.0, 1 / (1 + MARGIN))
+
+
 def cell_outcome(claim: Claim, ratio, low, high, judged: bool, significant: bool) -> str:
-    """low, high: the interval the claim's test reads (TOST's 90 % for a band, the 95 % for an
-    interaction); a direction claim reads the significance flag."""
+    """low, high: the interval the claim's test reads (TOST's 90 % for a band, the 95 % for a
+    direction or an interaction); a direction claim agrees by the significance flag (read off q)."""
+    interval = known(low) and known(high)
     if isinstance(claim.test, Direction):
         if not judged:
             return UNJUDGED
-        if not significant:
-            return NOT_SIGNIFICANT
         claimed, other = (ratio < 1, ratio > 1) if claim.test.lower == ASPNET else (ratio > 1, ratio < 1)
-        return AGREE if claimed else OPPOSE if other else UNJUDGED
-    if not (known(low) and known(high)):
+        if significant and (claimed or other):
+            return AGREE if claimed else OPPOSE
+    elif not interval:
         return UNJUDGED
-    outcome = band_outcome(claim.test.band(), low, high)
-    return NOT_SIGNIFICANT if isinstance(claim.test, Interaction) and outcome == STRADDLES else outcome
+    elif not isinstance(claim.test, Interaction) or band_outcome(claim.test.band(), low, high) == AGREE:
+        return band_outcome(claim.test.band(), low, high)
+    return OPPOSE if interval and band_outcome(refutation_band(claim.test), low, high) == OPPOSE else NOT_SIGNIFICANT
 
 
 @dataclass(frozen=True)
@@ -261,25 +285,59 @@ def judge_at_express_peak(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:
                      f"A/E {top['ratio']:.2f}{where}, {outcome}")
 
 
-def share_verdict(share: str, agree: int, oppose: int, total: int) -> str:
-    """What the counts of agreeing and opposing cells make of an "all" or "most" claim."""
+def share_verdict(share: str, agree: int, oppose: int, total: int, refuting: int = 0) -> str:
+    """What the counts of agreeing and opposing cells make of an "all" or "most" claim; `refuting`:
+    the cells of an "all" claim opposite at the simultaneous level (simultaneous_outcomes)."""
+    if share == ALL:
+        return REPRODUCED if agree == total else NOT_REPRODUCED if refuting else INCONCLUSIVE
     if oppose >= NOT_REPRODUCED_SHARE * total:
         return NOT_REPRODUCED
-    return REPRODUCED if agree >= (total if share == ALL else total // 2 + 1) else INCONCLUSIVE
+    return REPRODUCED if agree >= total // 2 + 1 else INCONCLUSIVE
+
+
+def simultaneous_outcomes(claim: Claim, part: pd.DataFrame) -> pd.DataFrame:
+    """The judged cells of an "all" claim with each one's interval at 1 - 2 alpha / k (Bonferroni over
+    its k cells, `sim_low`, `sim_high`) and whether it lies wholly outside the claim's band (`refutes`).
+    If the claim holds in every cell, each cell's interval is outside the band with probability at
+    most alpha / k, so that any of them is, at most alpha whatever the cells' correlation: one such
+    cell refutes the claim at 5 %."""
+    part = part.copy()
+    confidence = 1 - 2 * ALPHA / max(len(part), 1)
+    bounds = [interval_of(r, se, d, confidence) for r, se, d in
+              zip(part["ratio"], column(part, "log_se"), column(part, "df"))]
+    part["sim_low"], part["sim_high"] = [low for low, _ in bounds], [high for _, high in bounds]
+    part["refutes"] = [known(low) and known(high) and band_outcome(refutation_band(claim.test), low, high) == OPPOSE
+                       for low, high in bounds]
+    return part
+
+
+def opposite_words(claim: Claim) -> str:
+    """What an opposing cell shows: for a claimed difference, the other way or under MARGIN."""
+    if isinstance(claim.test, (Direction, Interaction)):
+        return f"opposite or under {MARGIN * 100:.0f} %"
+    return SHORT[OPPOSE]
 
 
 def judge_share(claim: Claim, part: pd.DataFrame, counts: dict) -> tuple[str, str]:
     total, agree, oppose = len(part), counts[AGREE], counts[OPPOSE]
     tally = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
-    verdict = share_verdict(claim.share, agree, oppose, total)
+    refuting = simultaneous_outcomes(claim, part).query("refutes") if claim.share == ALL else part.iloc[0:0]
+    verdict = share_verdict(claim.share, agree, oppose, total, len(refuting))
+    if verdict == NOT_REPRODUCED and claim.share == ALL:
+        cells = ", ".join(f"{cell_name(claim, r.api, r.case, r.metric, getattr(r, 'versus', None))} (A/E "
+                          f"{r.ratio:.2f} {interval_text(r.sim_low, r.sim_high)})" for r in refuting.itertuples())
+        return verdict, (f"{opposite_words(claim)} at the simultaneous level (each cell's interval at "
+                         f"{(1 - 2 * ALPHA / total) * 100:.1f} %, Bonferroni over {total} cells) in {cells}; {tally}")
     if verdict == NOT_REPRODUCED:
-        return verdict, f"opposite in {oppose} of {total} cells: {listed(claim, part[part['outcome'] == OPPOSE])}"
+        return verdict, (f"{opposite_words(claim)} in {oppose} of {total} cells: "
+                         f"{listed(claim, part[part['outcome'] == OPPOSE])}")
     if verdict == REPRODUCED:
         return verdict, f"agree in {agree} of {total} cells" + (f" ({tally})" if agree < total else "")
     # Mixed or not significant: name the cells that kept the claim from agreeing, so a reader can
     # see whether it missed by one cell or by all of them.
     return verdict, "; ".join([tally] + [
-        f"{SHORT.get(outcome, outcome)}: {listed(claim, part[part['outcome'] == outcome])}"
+        f"{opposite_words(claim) if outcome == OPPOSE else SHORT.get(outcome, outcome)}: "
+        f"{listed(claim, part[part['outcome'] == outcome])}"
         for outcome in OUTCOMES if outcome != AGREE and counts[outcome]])
 
 

@@ -5,12 +5,13 @@ verdict table), and one line each under the answer and the verdicts.
 A claim every cell of whose scope was judged is projected cell by cell (analysis.rounds_needed):
 each undecided cell keeps its ratio and spread, and decides once its test's interval clears the
 nearest edge of the claim's band (it agrees) or of its refutation band (it opposes;
-analysis.verdicts.refutation_band): the 95 % interval for a direction (edges 1 and 1 ± 10 %; the
+analysis.verdicts.refutation_band): the 95 % interval for a direction (edges 1 and 1.1, or 1/1.1; the
 Benjamini-Hochberg adjustment is left out, so the number is a lower bound for such claims) or an
 interaction, TOST's 90 % interval for a band, each cell's simultaneous interval for a peak. The
 claim is decided at the fewest rounds at which its share rule, applied to the cells decided by
-then, says reproduced or not reproduced; for an "all" claim a cell outside its band decides it
-once that cell's simultaneous interval (1 - 2 alpha / k) clears the band. If it never does (a ratio
+then, says reproduced or not reproduced; for an "all" claim a cell outside its refutation band
+decides it once that cell's simultaneous interval (analysis.verdicts.simultaneous_confidence)
+clears that band's edge. If it never does (a ratio
 on an edge), no number of rounds decides it at these ratios. A scope cell that is a
 bound, or had no usable round, or whose metric its verdict left out, is no question of rounds: no
 number of rounds on this machine; one the run did not measure needs a run of the claim's whole scope.
@@ -26,7 +27,8 @@ from analysis.claims import ALL, AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Inte
 from analysis.memory import NOTE as FRESH_PROCESS
 from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, count_text, rounds_to_clear
 from analysis.stats import ALPHA, known
-from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, Verdict, band_outcome, refutation_band, share_verdict
+from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, Verdict, band_outcome, refutation_band, share_verdict, \
+    simultaneous_confidence
 
 NOT_DECIDED = "no number of rounds decides it at these ratios"
 # Why a scope cell was not judged, as analysis.scope words it, by what would change it.
@@ -58,7 +60,8 @@ def for_verdict(v: Verdict) -> str:
         n, _ = cell_rounds(v.claim, part.loc[means.idxmax()])
         return count_text(n)
     if v.claim.share == ALL:
-        return count_text(all_rounds(v.claim, part))
+        n = all_rounds(v.claim, part)
+        return str(n) if n is not None else f"{NOT_DECIDED} (more than {MAX_ROUNDS})"
     decisions = [cell_rounds(v.claim, row) for _, row in part.iterrows()]
     for n in sorted({n for n, _ in decisions if n is not None}):
         decided = [outcome for m, outcome in decisions if m is not None and m <= n]
@@ -95,7 +98,7 @@ def cell_rounds(claim, row: pd.Series, refute_confidence: float | None = None) -
     if row["outcome"] == AGREE or (row["outcome"] == OPPOSE and refute_confidence is None):
         return now, row["outcome"]
     ratio, spread = row["ratio"], row.get("spread")
-    if not (ratio > 0 and known(spread)):
+    if not (ratio > 0 and known(spread) and spread > 0):  # the same ratio every round: never an interval
         return None, None
     confidence = 0.95 if isinstance(claim.test, (Direction, Interaction)) else 1 - 2 * ALPHA
     # A ratio inside the band agrees once its interval clears the band's nearest edge; one the
@@ -117,7 +120,7 @@ def all_rounds(claim, part: pd.DataFrame) -> int | None:
     """An "all" claim is reproduced once every cell agrees, and not reproduced once any cell outside
     its band is outside it at the simultaneous level (analysis.verdicts.simultaneous_outcomes):
     the fewer of those rounds."""
-    decisions = [cell_rounds(claim, row, 1 - 2 * ALPHA / len(part)) for _, row in part.iterrows()]
+    decisions = [cell_rounds(claim, row, simultaneous_confidence(claim, len(part))) for _, row in part.iterrows()]
     refute = [n for n, outcome in decisions if outcome == OPPOSE and n is not None]
     agree = [n for n, outcome in decisions if outcome == AGREE]
     reproduce = max(agree) if len(agree) == len(decisions) and None not in agree else None

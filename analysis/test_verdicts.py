@@ -83,11 +83,22 @@ def test_one_cell_opposite_at_the_simultaneous_level_refutes_an_all_cells_claim(
     assert v.verdict == INCONCLUSIVE and v.counts[OPPOSE] == 1
 
 
+def test_a_cell_that_agrees_never_refutes_though_its_difference_is_under_10_percent():
+    # Significant the claimed way, so it agrees; its simultaneous interval lies under 1.1 too,
+    # which would refute the claim from a cell that does not agree.
+    small = (1.05, 1.02, 1.08, True)
+    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: small, 15: UNCLEAR, 17: SLOWER, 18: SLOWER}))
+    assert v.verdict == INCONCLUSIVE and v.counts[AGREE] == 3
+    assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: small, 15: SLOWER, 17: SLOWER, 18: SLOWER})).verdict \
+        == REPRODUCED
+
+
 def test_an_inconclusive_claim_names_the_cells_that_did_not_agree():
     under = (1.0, 0.92, 1.087, False)  # under the 10 % at its own level, not at the simultaneous one
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: SLOWER, 15: UNCLEAR, 17: under, 18: SLOWER}))
-    assert v.explanation == ("2 agree, 1 oppose, 1 not significant; opposite or under 10 %: case 17 (A/E 1.00 "
-                             "[0.92, 1.09]); not significant: case 15 (A/E 1.05 [0.90, 1.20])")
+    assert v.explanation == ("2 agree, 1 oppose, 1 not significant; opposite or under 10 % (at its own level, not "
+                             "the simultaneous one): case 17 (A/E 1.00 [0.92, 1.09]); not significant: case 15 "
+                             "(A/E 1.05 [0.90, 1.20])")
 
 
 def test_direction_follows_the_significance_flag_not_the_interval():
@@ -162,7 +173,7 @@ def test_equivalence_cells():
 
 def test_equivalence_claim():
     claim = crafted(Equivalence(0.25))
-    inside, outside = (1.0, 0.9, 1.1, False), (1.6, 1.4, 1.8, True)
+    inside, outside = (1.0, 0.9, 1.1, False), (1.8, 1.6, 2.0, True)
     assert judge(claim, cells(claim, {c: inside for c in (1, 2, 3, 4)})).verdict == REPRODUCED
     assert judge(claim, cells(claim, {1: inside, 2: inside, 3: outside, 4: outside})).verdict == NOT_REPRODUCED
     across = judge(claim, cells(claim, {1: inside, 2: inside, 3: inside, 4: (0.9, 0.7, 1.16, False)}))

@@ -12,7 +12,8 @@ Per cell, by the claim's type (the test used is named in claim_cells.csv):
 - direction: the two-sided t-test, significance read off q: agree when significant and on the
   claimed side of 1; oppose when significant the other way, or when the 95 % interval shows the
   claimed difference smaller than MARGIN (10 %, what the report calls similar), i.e. lies wholly
-  beyond 1 ± 10 % away from the claim (refutation_band); otherwise not significant, or cannot be
+  on the far side of 1.1 (or of 1/1.1 for a claimed decrease) away from the claim
+  (refutation_band); otherwise not significant, or cannot be
   judged. Without that second way a claimed difference where there is none could never be
   refuted: an interval around 1 never clears 1, however many rounds narrow it. A cell both
   significant the claim's way and under 10 % agrees: the claim names a direction, not a size.
@@ -36,12 +37,17 @@ Per claim:
   interval), then what the judged cells say: the validity checks could otherwise remove exactly the
   cells that would oppose a claim, and a claim about every case would be "reproduced" on one.
 - share "all": reproduced when every cell agrees (an intersection-union test: no adjustment is
-  needed, and the claim's p is its largest cell p); not reproduced when any cell lies wholly
-  outside the claim's band at the simultaneous level, its interval at 1 - 2 alpha / k for k cells
-  (Bonferroni: if the claim holds in every cell, the chance that any of them looks that far off is
-  at most alpha, whatever the cells' correlation; simultaneous_outcomes); inconclusive otherwise.
-  (The rule it replaces needed half of the cells opposite at each cell's own level: with 2 cells
-  that is one, a 10 % test, and with 18 cells nine, which a claim false in a few cells never meets.)
+  needed, and the claim's p is its largest cell p); not reproduced when any cell that does not
+  agree lies wholly outside the claim's refutation band at the simultaneous level
+  (simultaneous_outcomes): its interval with alpha / k in each tail the band has a finite edge on,
+  k the cells (1 - 2 alpha / k for a one-sided band, 1 - alpha / k for a band with two edges).
+  Bonferroni: if every cell's true ratio is inside the refutation band, the chance that any of
+  them looks that far off is at most alpha, whatever the cells' correlation. For a band claim that
+  is the claim itself; for a claimed difference it is "at least 10 % the claimed way", so a true
+  difference smaller than that can come out either way; inconclusive otherwise. (The rule it
+  replaces needed half of the cells opposite at each cell's own level: for a band claim with 2
+  cells that is one, a 10 % test, and with 18 cells nine, which a claim false in a few cells never
+  meets.)
 - share "most": reproduced when more than half of the cells agree; not reproduced when at least
   half oppose (NOT_REPRODUCED_SHARE; a single opposite cell among many can be a chance result);
   inconclusive otherwise.
@@ -79,6 +85,8 @@ OUTCOMES = (AGREE, OPPOSE, NOT_SIGNIFICANT, STRADDLES, UNJUDGED)
 NOT_REPRODUCED_SHARE = 0.5
 API_NAMES = {"rest": "REST", "graphql": "GraphQL"}
 SHORT = {OPPOSE: "opposite", STRADDLES: "across a bound"}
+# Beside an "all" claim's opposing cells when they left it open: opposite at their own level only.
+NOT_SIMULTANEOUS = " (at its own level, not the simultaneous one)"
 TOST_CONFIDENCE = 1 - 2 * ALPHA   # 90 %: each one-sided test at alpha
 T_TEST, TOST, INTERACTION_TEST = "t-test, significance on q", "TOST (90 % interval)", "t-test on A/E over A/E"
 # Metrics that are not summary.csv columns: the equal-count extremes of analysis.extremes.
@@ -295,19 +303,28 @@ def share_verdict(share: str, agree: int, oppose: int, total: int, refuting: int
     return REPRODUCED if agree >= total // 2 + 1 else INCONCLUSIVE
 
 
+def simultaneous_confidence(claim: Claim, k: int) -> float:
+    """The confidence of each of k cells' intervals for the Bonferroni refutation of an "all" claim:
+    alpha / k in each tail that can leave the refutation band, so that a cell whose true ratio is
+    inside it looks outside with probability at most alpha / k."""
+    edges = sum(0 < edge < math.inf for edge in refutation_band(claim.test))
+    return 1 - 2 * ALPHA / (max(k, 1) * max(edges, 1))
+
+
 def simultaneous_outcomes(claim: Claim, part: pd.DataFrame) -> pd.DataFrame:
-    """The judged cells of an "all" claim with each one's interval at 1 - 2 alpha / k (Bonferroni over
-    its k cells, `sim_low`, `sim_high`) and whether it lies wholly outside the claim's band (`refutes`).
-    If the claim holds in every cell, each cell's interval is outside the band with probability at
-    most alpha / k, so that any of them is, at most alpha whatever the cells' correlation: one such
-    cell refutes the claim at 5 %."""
+    """The judged cells of an "all" claim with each one's simultaneous interval (`sim_low`,
+    `sim_high`, simultaneous_confidence) and whether the cell refutes the claim (`refutes`): it does
+    not agree, and that interval lies wholly outside the refutation band. If every cell's true ratio
+    is inside that band, any cell refutes with probability at most alpha, whatever the cells'
+    correlation."""
     part = part.copy()
-    confidence = 1 - 2 * ALPHA / max(len(part), 1)
+    confidence = simultaneous_confidence(claim, len(part))
     bounds = [interval_of(r, se, d, confidence) for r, se, d in
               zip(part["ratio"], column(part, "log_se"), column(part, "df"))]
     part["sim_low"], part["sim_high"] = [low for low, _ in bounds], [high for _, high in bounds]
-    part["refutes"] = [known(low) and known(high) and band_outcome(refutation_band(claim.test), low, high) == OPPOSE
-                       for low, high in bounds]
+    part["refutes"] = [outcome != AGREE and known(low) and known(high)
+                       and band_outcome(refutation_band(claim.test), low, high) == OPPOSE
+                       for outcome, (low, high) in zip(part["outcome"], bounds)]
     return part
 
 
@@ -327,7 +344,8 @@ def judge_share(claim: Claim, part: pd.DataFrame, counts: dict) -> tuple[str, st
         cells = ", ".join(f"{cell_name(claim, r.api, r.case, r.metric, getattr(r, 'versus', None))} (A/E "
                           f"{r.ratio:.2f} {interval_text(r.sim_low, r.sim_high)})" for r in refuting.itertuples())
         return verdict, (f"{opposite_words(claim)} at the simultaneous level (each cell's interval at "
-                         f"{(1 - 2 * ALPHA / total) * 100:.1f} %, Bonferroni over {total} cells) in {cells}; {tally}")
+                         f"{simultaneous_confidence(claim, total) * 100:.1f} %, Bonferroni over {total} cells) "
+                         f"in {cells}; {tally}")
     if verdict == NOT_REPRODUCED:
         return verdict, (f"{opposite_words(claim)} in {oppose} of {total} cells: "
                          f"{listed(claim, part[part['outcome'] == OPPOSE])}")
@@ -336,7 +354,8 @@ def judge_share(claim: Claim, part: pd.DataFrame, counts: dict) -> tuple[str, st
     # Mixed or not significant: name the cells that kept the claim from agreeing, so a reader can
     # see whether it missed by one cell or by all of them.
     return verdict, "; ".join([tally] + [
-        f"{opposite_words(claim) if outcome == OPPOSE else SHORT.get(outcome, outcome)}: "
+        f"{opposite_words(claim) if outcome == OPPOSE else SHORT.get(outcome, outcome)}"
+        f"{NOT_SIMULTANEOUS if outcome == OPPOSE and claim.share == ALL else ''}: "
         f"{listed(claim, part[part['outcome'] == outcome])}"
         for outcome in OUTCOMES if outcome != AGREE and counts[outcome]])
 

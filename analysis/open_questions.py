@@ -5,16 +5,16 @@ verdict table), and one line each under the answer and the verdicts.
 A claim every cell of whose scope was judged is projected cell by cell (analysis.rounds_needed):
 each undecided cell keeps its ratio and spread, and decides once its test's interval clears the
 nearest edge of the claim's band (it agrees) or of its refutation band (it opposes;
-analysis.verdicts.refutation_band): the 95 % interval for a direction (edges 1 and 1.1, or 1/1.1; the
-Benjamini-Hochberg adjustment is left out, so the number is a lower bound for such claims) or an
-interaction, TOST's 90 % interval for a band, each cell's simultaneous interval for a peak. The
-claim is decided at the fewest rounds at which its share rule, applied to the cells decided by
+analysis.verdicts.refutation_band): the 95 % interval for a direction (edges 1 and 1.1, or
+1/1.1; the Benjamini-Hochberg adjustment is left out, so the number is a lower bound for such
+claims) or an interaction, TOST's 90 % interval for a band, each cell's simultaneous interval for a
+peak. The claim is decided at the fewest rounds at which its share rule, applied to the cells decided by
 then, says reproduced or not reproduced; for an "all" claim a cell outside its refutation band
 decides it once that cell's simultaneous interval (analysis.verdicts.simultaneous_confidence)
-clears that band's edge. If it never does (a ratio
-on an edge), no number of rounds decides it at these ratios. A scope cell that is a
-bound, or had no usable round, or whose metric its verdict left out, is no question of rounds: no
-number of rounds on this machine; one the run did not measure needs a run of the claim's whole scope.
+clears that band's edge. If it never does (a ratio on an edge), no number of rounds decides it at
+these ratios. A scope cell that is a bound, or had no usable round, or whose metric its verdict
+left out, is no question of rounds: no number of rounds on this machine; one the run did not
+measure needs a run of the claim's whole scope.
 """
 import math
 
@@ -103,7 +103,7 @@ def cell_rounds(claim, row: pd.Series, refute_confidence: float | None = None) -
     confidence = 0.95 if isinstance(claim.test, (Direction, Interaction)) else 1 - 2 * ALPHA
     # A ratio inside the band agrees once its interval clears the band's nearest edge; one the
     # claim's refutation band leaves out opposes once its interval clears that band's edge. A
-    # direction's ratio between 1 and 1 ± MARGIN can do either: whichever comes first.
+    # direction's ratio between 1 and 1.1 (or 1/1.1) can do either: whichever comes first.
     found = []
     for band, outcome in ((claim.test.band(), AGREE), (refutation_band(claim.test), OPPOSE)):
         if band_outcome(band, ratio, ratio) != outcome:

@@ -148,7 +148,8 @@ def test_no_claim_is_inconclusive_for_lack_of_rounds(report):
     # The run has 3 of the 18 cases: inconclusive whatever they say, and it says what they say.
     assert row["verdict"] == "inconclusive" and row["explanation"] == (
         "judged on 3 of 18 cells; not judged: cases 2-6, 8-17 (not in this run); of the judged cells: "
-        "1 oppose, 2 straddles a bound; opposite: case 7 (A/E 1.03 [0.98, 1.09]); across a bound: "
+        "1 oppose, 2 straddles a bound; opposite (at its own level, not the simultaneous one): case 7 "
+        "(A/E 1.03 [0.98, 1.09]); across a bound: "
         "case 1 (A/E 1.11 [0.93, 1.32]), case 18 (A/E 1.09 [1.01, 1.17])")
     assert row["rounds_needed"] == "a run of its whole scope: 15 cells not in this run"
     cells = pd.read_csv(report / "tables" / "claim_cells.csv")

@@ -8,8 +8,8 @@ nearest edge of the claim's band (it agrees) or of its refutation band (it oppos
 analysis.verdicts.refutation_band): the 95 % interval for a direction (edges 1 and 1.1, or
 1/1.1; the Benjamini-Hochberg adjustment is left out, so the number is a lower bound for such
 claims) or an interaction, TOST's 90 % interval for a band, each cell's simultaneous interval for a
-peak. The claim is decided at the fewest rounds at which its share rule, applied to the cells decided by
-then, says reproduced or not reproduced; for an "all" claim a cell outside its refutation band
+peak. The claim is decided at the fewest rounds at which its share rule, applied to the cells
+decided by then, says reproduced or not reproduced; for an "all" claim a cell outside its refutation band
 decides it once that cell's simultaneous interval (analysis.verdicts.simultaneous_confidence)
 clears that band's edge. If it never does (a ratio on an edge), no number of rounds decides it at
 these ratios. A scope cell that is a bound, or had no usable round, or whose metric its verdict
@@ -120,7 +120,8 @@ def all_rounds(claim, part: pd.DataFrame) -> int | None:
     """An "all" claim is reproduced once every cell agrees, and not reproduced once any cell outside
     its band is outside it at the simultaneous level (analysis.verdicts.simultaneous_outcomes):
     the fewer of those rounds."""
-    decisions = [cell_rounds(claim, row, simultaneous_confidence(claim, len(part))) for _, row in part.iterrows()]
+    confidence = simultaneous_confidence(claim, len(part))
+    decisions = [cell_rounds(claim, row, confidence) for _, row in part.iterrows()]
     refute = [n for n, outcome in decisions if outcome == OPPOSE and n is not None]
     agree = [n for n, outcome in decisions if outcome == AGREE]
     reproduce = max(agree) if len(agree) == len(decisions) and None not in agree else None

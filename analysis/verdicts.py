@@ -13,10 +13,10 @@ Per cell, by the claim's type (the test used is named in claim_cells.csv):
   claimed side of 1; oppose when significant the other way, or when the 95 % interval shows the
   claimed difference smaller than MARGIN (10 %, what the report calls similar), i.e. lies wholly
   on the far side of 1.1 (or of 1/1.1 for a claimed decrease) away from the claim
-  (refutation_band); otherwise not significant, or cannot be
-  judged. Without that second way a claimed difference where there is none could never be
-  refuted: an interval around 1 never clears 1, however many rounds narrow it. A cell both
-  significant the claim's way and under 10 % agrees: the claim names a direction, not a size.
+  (refutation_band); otherwise not significant, or cannot be judged. Without that second way a
+  claimed difference where there is none could never be refuted: an interval around 1 never
+  clears 1, however many rounds narrow it. A cell both significant the claim's way and under
+  10 % agrees: the claim names a direction, not a size.
 - equivalence, non-inferiority, magnitude: two one-sided tests (TOST) at alpha 0.05, i.e. the 90 %
   interval (1 - 2 alpha) inside the claim's band: agree when inside, oppose when wholly outside (a
   value on a bound counts as outside: "similar within 10 %" is not shown by an interval that reaches
@@ -47,10 +47,9 @@ Per claim:
   difference smaller than that can come out either way; inconclusive otherwise. After extra rounds
   the widened standard error holds that tail only nearly: simulated, a cell on the edge looks
   beyond it at most 1.12 alpha / k of the time, so the claim's error is at most 5.6 %
-  (benchlib/test_stopping.py). (The rule it
-  replaces needed half of the cells opposite at each cell's own level: for a band claim with 2
-  cells that is one, a 10 % test, and with 18 cells nine, which a claim false in a few cells never
-  meets.)
+  (benchlib/test_stopping.py). (The rule it replaces needed half of the cells opposite at each
+  cell's own level: for a band claim with 2 cells that is one, a 10 % test, and with 18 cells
+  nine, which a claim false in a few cells never meets.)
 - share "most": reproduced when more than half of the cells agree; not reproduced when at least
   half oppose (NOT_REPRODUCED_SHARE; a single opposite cell among many can be a chance result);
   inconclusive otherwise.
@@ -155,9 +154,12 @@ def cell_outcome(claim: Claim, ratio, low, high, judged: bool, significant: bool
             return AGREE if claimed else OPPOSE
     elif not interval:
         return UNJUDGED
-    elif not isinstance(claim.test, Interaction) or band_outcome(claim.test.band(), low, high) == AGREE:
-        return band_outcome(claim.test.band(), low, high)
-    return OPPOSE if interval and band_outcome(refutation_band(claim.test), low, high) == OPPOSE else NOT_SIGNIFICANT
+    else:
+        outcome = band_outcome(claim.test.band(), low, high)
+        if outcome == AGREE or not isinstance(claim.test, Interaction):
+            return outcome
+    refuted = interval and band_outcome(refutation_band(claim.test), low, high) == OPPOSE
+    return OPPOSE if refuted else NOT_SIGNIFICANT
 
 
 @dataclass(frozen=True)
@@ -222,6 +224,14 @@ def ratio_over(a: pd.Series, b: pd.Series) -> dict:
             "spread": spread}
 
 
+def intervals_at(part: pd.DataFrame, confidence: float) -> tuple[list, list]:
+    """Each cell's interval at `confidence`, drawn from its ratio, log standard error and degrees of
+    freedom: (lower ends, upper ends), None where a cell has no standard error."""
+    bounds = [interval_of(r, se, d, confidence)
+              for r, se, d in zip(part["ratio"], column(part, "log_se"), column(part, "df"))]
+    return [low for low, _ in bounds], [high for _, high in bounds]
+
+
 def claim_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
     """The claim's cells present in the run, each with the interval its test reads (`test_low`,
     `test_high`), that test's p (`test_p`: the t-test's for a direction, TOST's for a band) and its
@@ -239,9 +249,7 @@ def claim_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
         part["test_p"] = column(part, "p")
     else:
         confidence = 1 - 2 * ALPHA / max(len(part), 1) if claim.share == PEAK else TOST_CONFIDENCE
-        bounds = [interval_of(r, se, d, confidence) for r, se, d in zip(part["ratio"], log_se, df)]
-        part["test_low"] = [low for low, _ in bounds]
-        part["test_high"] = [high for _, high in bounds]
+        part["test_low"], part["test_high"] = intervals_at(part, confidence)
         part["test_p"] = [tost_p(r, se, d, claim.test.band()) for r, se, d in zip(part["ratio"], log_se, df)]
     part["test"] = test_name(claim)
     part["outcome"] = [cell_outcome(claim, r.ratio, r.test_low, r.test_high, r.judged, r.significant)
@@ -322,12 +330,10 @@ def simultaneous_outcomes(claim: Claim, part: pd.DataFrame) -> pd.DataFrame:
     correlation."""
     part = part.copy()
     confidence = simultaneous_confidence(claim, len(part))
-    bounds = [interval_of(r, se, d, confidence) for r, se, d in
-              zip(part["ratio"], column(part, "log_se"), column(part, "df"))]
-    part["sim_low"], part["sim_high"] = [low for low, _ in bounds], [high for _, high in bounds]
+    part["sim_low"], part["sim_high"] = intervals_at(part, confidence)
     part["refutes"] = [outcome != AGREE and known(low) and known(high)
                        and band_outcome(refutation_band(claim.test), low, high) == OPPOSE
-                       for outcome, (low, high) in zip(part["outcome"], bounds)]
+                       for outcome, low, high in zip(part["outcome"], part["sim_low"], part["sim_high"])]
     return part
 
 

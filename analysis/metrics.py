@@ -11,10 +11,14 @@ class Metric:
     unit: str
 
 
+LITTLES_MEAN = "littles_mean_ms"
+
 METRICS = {m.column: m for m in [
     Metric("cpu_peak_pct", "Peak CPU", "% of one core"),
     Metric("mem_peak_pct", "Peak memory", "% of RAM"),
     Metric("mean_ms", "Mean response time", "ms"),
+    # Derived on loading (analysis.load.littles_mean_ms), never recorded: connections / throughput.
+    Metric("littles_mean_ms", "Mean response time by Little's law (connections / throughput)", "ms"),
     Metric("min_ms", "Minimum response time", "ms"),
     Metric("max_ms", "Maximum response time", "ms"),
     Metric("p50_ms", "p50 response time", "ms"),

@@ -13,8 +13,10 @@ decided by then, says reproduced or not reproduced; for an "all" claim a cell ou
 decides it once that cell's simultaneous interval (analysis.verdicts.simultaneous_confidence)
 clears that band's edge. If it never does (a ratio on an edge), no number of rounds decides it at
 these ratios. A scope cell that is a bound, or had no usable round, or whose metric its verdict
-left out, is no question of rounds: no number of rounds on this machine; one the run did not
-measure needs a run of the claim's whole scope.
+left out, is no question of rounds: no number of rounds on this machine, after the rounds at
+which the judged cells alone would decide the claim where they can (analysis.verdicts.
+settled_on_part: refuting an "all" claim, deciding a "most" one); one the run did not measure needs
+a run of the claim's whole scope.
 """
 import math
 
@@ -27,8 +29,8 @@ from analysis.claims import ALL, AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Inte
 from analysis.memory import NOTE as FRESH_PROCESS
 from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, count_text, rounds_to_clear
 from analysis.stats import ALPHA, known
-from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, Verdict, band_outcome, refutation_band, share_verdict, \
-    simultaneous_confidence
+from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, UNJUDGED, Verdict, band_outcome, refutation_band, \
+    share_verdict, simultaneous_confidence
 
 NOT_DECIDED = "no number of rounds decides it at these ratios"
 # Why a scope cell was not judged, as analysis.scope words it, by what would change it.
@@ -44,8 +46,10 @@ def for_verdict(v: Verdict) -> str:
     reasons = [why for _, why in v.not_judged]
     here = [why for why in reasons if why != scope.NOT_IN_RUN and not why.startswith(NO_SPREAD_NOTES)]
     if here:
-        return f"{NO_ROUNDS}: " + ", ".join(f"{n} cell{'s' if n != 1 else ''} {kind}"
-                                            for kind, n in kinds(here).items())
+        never = f"{NO_ROUNDS}: " + ", ".join(f"{n} cell{'s' if n != 1 else ''} {kind}"
+                                             for kind, n in kinds(here).items())
+        on_part = part_rounds(v)
+        return f"{on_part} on its judged cells; else {never}" if on_part is not None else never
     if scope.NOT_IN_RUN in reasons:
         return f"a run of its whole scope: {reasons.count(scope.NOT_IN_RUN)} cells not in this run"
     if reasons:
@@ -60,14 +64,38 @@ def for_verdict(v: Verdict) -> str:
         n, _ = cell_rounds(v.claim, part.loc[means.idxmax()])
         return count_text(n)
     if v.claim.share == ALL:
-        n = all_rounds(v.claim, part)
+        n = all_rounds(v.claim, part, len(part))
         return str(n) if n is not None else f"{NOT_DECIDED} (more than {MAX_ROUNDS})"
     decisions = [cell_rounds(v.claim, row) for _, row in part.iterrows()]
+    n = most_rounds(v.claim, decisions, len(part))
+    if n is not None:
+        return str(n)
+    return NOT_DECIDED if all(n is not None for n, _ in decisions) else f"{NOT_DECIDED} (more than {MAX_ROUNDS})"
+
+
+def most_rounds(claim, decisions: list, total: int) -> int | None:
+    """The fewest rounds at which the cells decided by then make a "most" claim of `total` cells
+    reproduced or not reproduced (share_verdict), each cell as cell_rounds decides it."""
     for n in sorted({n for n, _ in decisions if n is not None}):
         decided = [outcome for m, outcome in decisions if m is not None and m <= n]
-        if share_verdict(v.claim.share, decided.count(AGREE), decided.count(OPPOSE), len(part)) != INCONCLUSIVE:
-            return str(n)
-    return NOT_DECIDED if all(n is not None for n, _ in decisions) else f"{NOT_DECIDED} (more than {MAX_ROUNDS})"
+        if share_verdict(claim.share, decided.count(AGREE), decided.count(OPPOSE), total) != INCONCLUSIVE:
+            return n
+    return None
+
+
+def part_rounds(v: Verdict) -> int | None:
+    """The rounds at which the judged cells alone would decide a claim some of whose cells no
+    number of rounds judges (analysis.verdicts.settled_on_part): an "all" claim refuted by a cell at
+    the simultaneous level of its whole scope, a "most" claim once its judged cells reach a share of
+    the whole scope; None: they never would, or the claim needs every cell."""
+    part = v.part[v.part["outcome"] != UNJUDGED] if v.part is not None else None
+    if part is None or part.empty:
+        return None
+    if v.claim.share == ALL:
+        return all_rounds(v.claim, part, v.scope, reproducible=False)
+    if v.claim.share in (PEAK, AT_EXPRESS_PEAK):
+        return None
+    return most_rounds(v.claim, [cell_rounds(v.claim, row) for _, row in part.iterrows()], v.scope)
 
 
 def kinds(reasons: list[str]) -> dict[str, int]:
@@ -116,15 +144,16 @@ def cell_rounds(claim, row: pd.Series, refute_confidence: float | None = None) -
     return (None if math.isinf(n) else int(n)), outcome
 
 
-def all_rounds(claim, part: pd.DataFrame) -> int | None:
-    """An "all" claim is reproduced once every cell agrees, and not reproduced once any cell outside
-    its band is outside it at the simultaneous level (analysis.verdicts.simultaneous_outcomes):
-    the fewer of those rounds."""
-    confidence = simultaneous_confidence(claim, len(part))
+def all_rounds(claim, part: pd.DataFrame, total: int, reproducible: bool = True) -> int | None:
+    """An "all" claim of `total` cells is reproduced once every cell agrees (when `part` is all of
+    them: `reproducible`), and not reproduced once any cell outside its band is outside it at the
+    simultaneous level over the `total` (analysis.verdicts.simultaneous_outcomes): the fewer of
+    those rounds."""
+    confidence = simultaneous_confidence(claim, total)
     decisions = [cell_rounds(claim, row, confidence) for _, row in part.iterrows()]
     refute = [n for n, outcome in decisions if outcome == OPPOSE and n is not None]
     agree = [n for n, outcome in decisions if outcome == AGREE]
-    reproduce = max(agree) if len(agree) == len(decisions) and None not in agree else None
+    reproduce = max(agree) if reproducible and len(agree) == len(decisions) and None not in agree else None
     return min([n for n in (*refute, reproduce) if n is not None], default=None)
 
 
@@ -170,7 +199,7 @@ def verdict_line(needed: dict[str, str]) -> str:
     """One sentence under the verdicts: what would decide the inconclusive ones (for_verdicts)."""
     if not needed:
         return "No verdict is inconclusive."
-    numbers = {c: int(t) for c, t in needed.items() if t.isdigit()}
+    numbers = {c: int(t.split()[0]) for c, t in needed.items() if t.split() and t.split()[0].isdigit()}
     kinds_ = {"no number of rounds on this machine (bound, invalid or left-out cells)": NO_ROUNDS,
               "only a run of the claim's whole scope": "a run of its whole scope",
               "no number of rounds at these ratios": NOT_DECIDED, "more rounds first, to see the spread": NO_SPREAD}

@@ -7,7 +7,7 @@ import pandas as pd
 from scipy import stats
 
 from analysis import open_questions, rounds_needed
-from analysis.claims import CLAIMS, MAX, MIN
+from analysis.claims import CLAIMS, MAX, MIN, TIME
 from analysis.rounds_needed import NO_ROUNDS, NO_SPREAD
 from analysis.verdicts import NOT_REPRODUCED, INCONCLUSIVE, REPRODUCED, judge
 
@@ -57,7 +57,7 @@ def test_a_bound_or_a_metric_left_out_is_decided_by_no_number_of_rounds():
 
 def test_a_direction_claim_needs_the_rounds_of_its_slowest_cell():
     # Four cells where ASP.NET Core is slower, none significant yet in 3 rounds at spread 0.2.
-    ratios = {(14, "mean_ms"): 1.15, (15, "mean_ms"): 1.3, (17, "mean_ms"): 1.25, (18, "mean_ms"): 1.4}
+    ratios = {(14, TIME): 1.15, (15, TIME): 1.3, (17, TIME): 1.25, (18, TIME): 1.4}
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2))
     assert v.verdict == INCONCLUSIVE
     slowest = by_hand(math.log(1.15), 0.2, 0.95, 4)  # "all": every cell must agree; 1.15 is the closest to 1
@@ -65,7 +65,7 @@ def test_a_direction_claim_needs_the_rounds_of_its_slowest_cell():
 
 
 def test_a_cell_pointing_the_other_way_decides_an_all_claim_once_its_simultaneous_interval_clears():
-    ratios = {(14, "mean_ms"): 1.3, (15, "mean_ms"): 1.3, (17, "mean_ms"): 1.3, (18, "mean_ms"): 0.85}
+    ratios = {(14, TIME): 1.3, (15, TIME): 1.3, (17, TIME): 1.3, (18, TIME): 0.85}
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2))
     assert v.verdict == INCONCLUSIVE
     # Case 18 refutes "Express.js lower" once its interval at 1 - 0.10 / 4 lies under 1.1: a
@@ -75,10 +75,28 @@ def test_a_cell_pointing_the_other_way_decides_an_all_claim_once_its_simultaneou
     assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2, rounds=refuted)).verdict == NOT_REPRODUCED
 
 
+def test_a_cell_no_round_judges_leaves_an_all_claim_to_be_refuted_on_its_judged_cells():
+    # Case 18 had no usable round: no number of rounds reproduces the claim, but case 17 can refute
+    # it at the simultaneous level of all 4 cells, as in the test above.
+    ratios = {(14, TIME): 1.3, (15, TIME): 1.3, (17, TIME): 0.85}
+    gone = {("graphql", 18): "no usable round: Express.js invalid in 3 of 3 rounds (steady_state 3x)"}
+    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2), gone)
+    refuted = by_hand(math.log(1.1 / 0.85), 0.2, 0.975, 4)
+    assert v.verdict == INCONCLUSIVE
+    assert open_questions.for_verdict(v) == \
+        f"{refuted} on its judged cells; else {NO_ROUNDS}: 1 cell with no usable round"
+    assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2, rounds=refuted), gone).verdict == NOT_REPRODUCED
+    assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2, rounds=refuted - 1), gone).verdict == INCONCLUSIVE
+    # Cells that agree never decide it on part of the scope: only the obstacle is left.
+    agreeing = {(case, TIME): 1.3 for case in (14, 15, 17)}
+    assert open_questions.for_verdict(judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, agreeing, 0.2), gone)) == \
+        f"{NO_ROUNDS}: 1 cell with no usable round"
+
+
 def test_a_claimed_difference_where_there_is_none_is_decided_by_enough_rounds():
     # Ratios of 1: no interval around them ever clears 1, but one narrower than ±10 % says the
     # difference the claim names is not there.
-    ratios = {(case, "mean_ms"): 1.0 for case in (14, 15, 17, 18)}
+    ratios = {(case, TIME): 1.0 for case in (14, 15, 17, 18)}
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.1))
     n = by_hand(math.log(1.1), 0.1, 0.975, 4)
     assert v.verdict == INCONCLUSIVE and open_questions.for_verdict(v) == str(n)
@@ -106,7 +124,7 @@ def test_the_peak_claim_says_how_far_three_rounds_are_from_deciding_it():
 
 
 def test_a_scope_cell_this_machine_cannot_measure_is_no_question_of_rounds():
-    ratios = {(case, "mean_ms"): 1.3 for case in (14, 15, 17)}
+    ratios = {(case, TIME): 1.3 for case in (14, 15, 17)}
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2),
               {("graphql", 18): "no usable round: Express.js invalid in 3 of 3 rounds (steady_state 3x)"})
     assert open_questions.for_verdict(v) == f"{NO_ROUNDS}: 1 cell with no usable round"

@@ -126,6 +126,15 @@ def test_memory_comes_from_fresh_processes_and_is_explained(report):
     assert not rss.empty and (rss["ratio_note"] == f"{memory.NOTE}, n=1 pair").all()
 
 
+def test_the_verdicts_say_which_mean_they_read_with_this_runs_figures(report):
+    text = (report / "report.md").read_text()
+    assert "- Mean response time: connections / throughput, the mean time a request takes in a closed loop" in text
+    fair = [r for r in rows("summary.csv") if r["validity"] == "valid" and r["littles_ratio"]]
+    ratios = sorted(float(r["littles_ratio"]) for r in fair)
+    assert (f"(Little's ratio {ratios[0]:.2f}-{ratios[-1]:.2f}, median {statistics.median(ratios):.2f}, "
+            f"over {len(ratios)} items)") in text
+
+
 def test_a_fresh_processes_ratio_takes_no_standard_error_from_the_run_long_peak_it_replaces():
     # In a run whose rounds gave the run-long peak an interval, that cell's standard error once stayed
     # behind the fresh ratio of one process each, and tests that draw their interval from it (a band,

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 from analysis import answer, scope, tables, validity, verdicts
-from analysis.claims import CLAIMS
+from analysis.claims import CLAIMS, TIME
 from analysis.load import load_run
 from analysis.report import write_report
 from benchlib import stopping
@@ -121,7 +121,10 @@ def test_a_bound_is_a_bound_in_every_metric(results):
     claim = next(c for c in CLAIMS if c.id == "rest-one-row-aspnet-faster")
     verdict = verdicts.judge(claim, verdicts.report_cells(run), scope.absent(run), run.cores)
     assert verdict.verdict == verdicts.INCONCLUSIVE
-    assert dict(verdict.not_judged)[("rest", 1, "mean_ms")] == "bound: both arms load-generator bound"
+    # Its mean response time is connections / throughput (claims.TIME), which a bound throughput
+    # bounds from above, the other way: left out.
+    assert dict(verdict.not_judged)[("rest", 1, TIME)] == \
+        "no pairs; ASP.NET Core left out in 1 round (bound); Express.js left out in 1 round (bound)"
     # The study's tables show the bound arm's mean as a bound, without interval, and leave its CPU out.
     agg = tables.aggregate(run).set_index(["api", "case", "framework", "metric"])
     mean = agg.loc[("rest", 1, "aspnet", "mean_ms")]
@@ -167,6 +170,28 @@ def test_each_metric_is_judged_by_its_own_verdict(results):
                                   "(unfair: 3 of 10, 3 of 10 connections unserved)")
     flags = answer.load_flags(run).set_index(["api", "case"])["load_flags"]
     assert flags[("rest", 18)] == "unfair" and flags[("rest", 1)] == ""
+
+
+def test_a_claims_mean_counts_the_connections_an_unfair_server_left_waiting(results):
+    # Express.js unfair in REST case 18 as above: its sample mean is left out, but the mean the claims
+    # read, connections / throughput (Little's law), stands wherever the throughput does.
+    unfair = {("express", "rest", "18", "1"), ("express", "rest", "18", "2")}
+    as_schema_4(results, lambda row: row.update(
+        validity="valid", validity_reasons="", latency_validity="unfair" if key(row) in unfair else "valid",
+        latency_reasons="unserved: 3 of 10 connections" if key(row) in unfair else "",
+        unserved="3" if key(row) in unfair else "0"))
+    run = load_run(results / CHECKED_RUN)
+    rows = summary(results)
+    item = run.summary.set_index(["framework", "api", "case", "iteration"]).loc[("express", "rest", 18, 1)]
+    assert math.isclose(item[TIME], value(rows, "express", "rest", 18, 1, "threads") * 1000
+                        / value(rows, "express", "rest", 18, 1, "throughput_rps"))
+    cells = verdicts.report_cells(run).set_index(["api", "case", "metric"])
+    little, throughput = cells.loc[("rest", 18, TIME)], cells.loc[("rest", 18, "throughput_rps")]
+    assert pd.isna(cells.loc[("rest", 18, "mean_ms"), "ratio"])
+    assert little["pairs"] == 2 and math.isclose(little["ratio"], 1 / throughput["ratio"])
+    # one hypothesis, one test: the throughput's p, and its q, which the family counted once
+    assert math.isclose(little["p"], throughput["p"]) and little["q"] == throughput["q"]
+    assert little["significant"] == throughput["significant"]
 
 
 def test_the_extra_rounds_rule_counts_the_rounds_the_throughput_ratio_uses(results):

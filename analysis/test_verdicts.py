@@ -6,12 +6,12 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from analysis import study_check
-from analysis.claims import ALL, AT_EXPRESS_PEAK, CLAIMS, MOST, PEAK, Claim, Equivalence, Interaction, \
+from analysis.claims import ALL, AT_EXPRESS_PEAK, CLAIMS, MOST, PEAK, TIME, Claim, Equivalence, Interaction, \
     NonInferiority, Source, more_than, roughly
 from analysis.stats import adjust_family
 from analysis.study import load_study
 from analysis.verdicts import Q_FAMILY, AGREE, CANNOT_JUDGE_HERE, INCONCLUSIVE, NOT_REPRODUCED, OPPOSE, REPRODUCED, \
-    STRADDLES, UNJUDGED, cell_outcome, judge, verdict_table, verdicts
+    STRADDLES, UNJUDGED, cell_outcome, judge, verdict_table, verdicts, with_q_of
 
 EXPRESS_LOWER = next(c for c in CLAIMS if c.id == "graphql-peak-load-express-faster")  # 14, 15, 17, 18
 
@@ -113,18 +113,52 @@ def test_one_iteration_cannot_be_judged_and_says_why():
     assert v.explanation == "judged on 0 of 4 cells; not judged: cases 14-15, 17-18 (n=1 iteration)"
 
 
-def test_a_claim_is_decided_only_on_its_whole_scope():
+def test_a_claim_is_reproduced_only_on_its_whole_scope():
     # Every cell there agrees: reproduced. Two cells the run lacks, and the same two agreeing cells
     # leave it open: the missing ones might have opposed it.
     assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {c: SLOWER for c in (14, 15, 17, 18)})).verdict == REPRODUCED
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: SLOWER, 15: SLOWER}))
     assert v.verdict == INCONCLUSIVE
-    assert v.missing == (("graphql", 17, "mean_ms"), ("graphql", 18, "mean_ms"))
+    assert v.missing == (("graphql", 17, TIME), ("graphql", 18, TIME))
     assert v.explanation == ("judged on 2 of 4 cells; not judged: cases 17-18 (not in this run); "
-                             "of the judged cells: agree in 2 of 2 cells")
-    # ... as do cells not opposing at all, however many oppose: half of the scope is not all of it.
-    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: FASTER, 15: FASTER, 17: ONE_ITERATION}))
-    assert v.verdict == INCONCLUSIVE and v.explanation.startswith("judged on 2 of 4 cells")
+                             "of the judged cells: 2 agree")
+
+
+def test_one_refuting_cell_decides_an_all_claim_whatever_the_cells_not_judged():
+    # FASTER is wholly below 1 at the Bonferroni level of the claim's 4 cells ([0.47, 0.76]),
+    # whichever of them were judged: the cells the run lacks cannot undo it.
+    v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: FASTER, 15: SLOWER, 17: ONE_ITERATION}))
+    assert v.verdict == NOT_REPRODUCED
+    assert v.explanation == (
+        "judged on 2 of 4 cells; not judged: case 18 (not in this run); case 17 (n=1 iteration); decided on the "
+        "judged cells: no outcome of the others could change it; of the judged cells: opposite or under 10 % at "
+        "the simultaneous level (each cell's interval at 97.5 %, Bonferroni over 4 cells) in case 14 (A/E 0.60 "
+        "[0.47, 0.76]); 1 agree, 1 oppose")
+    # The level counts the whole scope, not the judged cells: [0.61, 1.05] at 95 % is [0.54, 1.18]
+    # at 97.5 %, wholly below 1.1 at 95 % (the level of 2 cells) but not at 97.5 %: open.
+    wide = (0.8, 0.61, 1.05, False)
+    assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: wide, 15: SLOWER})).verdict == INCONCLUSIVE
+
+
+def test_a_most_claim_is_decided_once_its_judged_cells_are_a_share_of_the_whole_scope():
+    claim = crafted(more_than(2.0, "more than double"), MOST, cases=(1, 2, 3, 4, 5))
+    above, below = (2.4, 2.1, 2.7, True), (1.5, 1.4, 1.6, True)
+    # 3 of 5 agree: more than half of the scope, whatever cases 4 and 5 would show
+    v = judge(claim, cells(claim, {1: above, 2: above, 3: above}))
+    assert v.verdict == REPRODUCED and "agree in 3 of 5 cells" in v.explanation
+    # 2 of 5 agree and 1 opposes: neither share is reached yet
+    assert judge(claim, cells(claim, {1: above, 2: above, 3: below})).verdict == INCONCLUSIVE
+    # 3 of 5 oppose: at least half of the scope
+    assert judge(claim, cells(claim, {1: below, 2: below, 3: below, 4: above})).verdict == NOT_REPRODUCED
+
+
+def test_a_peak_above_its_band_on_part_of_the_scope_is_decided_the_others_could_only_raise_it():
+    claim = crafted(roughly(3.6, "up to 3.6x"), PEAK)
+    high, peak = (6.0, 5.8, 6.2, True), (3.6, 3.45, 3.75, True)
+    v = judge(claim, cells(claim, {1: high, 2: ONE_ITERATION}))
+    assert v.verdict == NOT_REPRODUCED and "decided on the judged cells" in v.explanation
+    # inside the band on part of the scope: a cell not judged might hold a larger ratio
+    assert judge(claim, cells(claim, {1: peak, 2: ONE_ITERATION})).verdict == INCONCLUSIVE
 
 
 def test_each_cell_not_judged_says_why():
@@ -134,8 +168,8 @@ def test_each_cell_not_judged_says_why():
     rows = pd.concat([cells(EXPRESS_LOWER, {14: SLOWER}), bound], ignore_index=True)
     v = judge(EXPRESS_LOWER, rows, gone)
     assert v.verdict == INCONCLUSIVE and dict(v.not_judged) == {
-        ("graphql", 17, "mean_ms"): gone[("graphql", 17)], ("graphql", 18, "mean_ms"): "not in this run",
-        ("graphql", 15, "mean_ms"): "bound: both arms load-generator bound"}
+        ("graphql", 17, TIME): gone[("graphql", 17)], ("graphql", 18, TIME): "not in this run",
+        ("graphql", 15, TIME): "bound: both arms load-generator bound"}
     assert v.explanation.startswith(
         "judged on 1 of 4 cells; not judged: case 17 (no usable round: ASP.NET Core invalid in 2 of 2 rounds "
         "(steady_state 2x)); case 18 (not in this run); case 15 (bound: both arms load-generator bound)")
@@ -345,9 +379,12 @@ def test_a_direction_claim_reads_significance_after_the_adjustment():
     four strong cells (p = 0.001) keep it."""
     def family(p_claim):
         claim_rows = cells(EXPRESS_LOWER, {c: SLOWER for c in (14, 15, 17, 18)}).assign(p=p_claim)
+        # The claim's mean by Little's law restates its throughput cell, which the family counts.
+        throughput = claim_rows.assign(metric="throughput_rps")
         others = pd.concat([cells(EXPRESS_LOWER, {c: UNCLEAR for c in (1, 2, 3, 4)}).assign(metric=m, p=0.5)
-                            for m in ("p95_ms", "p99_ms", "throughput_rps", "rss_peak_mb")])
-        return adjust_family(pd.concat([claim_rows, others], ignore_index=True), Q_FAMILY)
+                            for m in ("p95_ms", "p99_ms", "cpu_mean_pct", "rss_peak_mb")])
+        return with_q_of(adjust_family(pd.concat([claim_rows, throughput, others], ignore_index=True), Q_FAMILY),
+                         "throughput_rps")
     weak = judge(EXPRESS_LOWER, family([0.01, 0.02, 0.03, 0.04]))
     assert weak.verdict == INCONCLUSIVE and weak.counts["not significant"] == 4
     assert all(math.isclose(q, 0.2) for q in weak.part["q"])  # each p · 20 / its rank: 0.01 · 20 / 1, …

@@ -31,11 +31,17 @@ Per cell, by the claim's type (the test used is named in claim_cells.csv):
 Per claim:
 - cannot be judged here: the claim needs what this testbed lacks (more cores than the run's
   machine had, or a protocol it does not run); it says what, and is never "not reproduced".
-- its whole scope first: a claim is reproduced or not reproduced only when every cell of its scope
-  was judged. Otherwise it is inconclusive, "judged on k of n cells", with each cell that was not
-  and why (analysis.scope: not in this run, no usable round and which checks failed, a bound, no
-  interval), then what the judged cells say: the validity checks could otherwise remove exactly the
-  cells that would oppose a claim, and a claim about every case would be "reproduced" on one.
+- its whole scope first: a claim with cells not judged says "judged on k of n cells", with each
+  cell that was not and why (analysis.scope: not in this run, no usable round and which checks
+  failed, a bound, no interval), then what the judged cells say, and is inconclusive unless no
+  outcome of the cells not judged could change the verdict (settled_on_part): the share and the
+  Bonferroni level count all n cells, so an "all" claim is refuted by one refuting cell, a "most"
+  claim decided once its agreeing or opposing cells are that share of the n, and an "up to" claim
+  refuted when its judged cells alone put the peak above the band. Reproducing an "all" claim or
+  placing a peak needs every cell: the validity checks could otherwise remove exactly the cells
+  that would oppose a claim, and a claim about every case would be "reproduced" on one.
+- mean response time (analysis.claims TIME) is connections / throughput, whose cells restate the
+  throughput's and take its q (with_q_of).
 - share "all": reproduced when every cell agrees (an intersection-union test: no adjustment is
   needed, and the claim's p is its largest cell p); not reproduced when any cell that does not
   agree lies wholly outside the claim's refutation band at the simultaneous level
@@ -76,7 +82,7 @@ from analysis.claims import ALL, ASPNET, AT_EXPRESS_PEAK, EXPRESS, MARGIN, MAX, 
 from analysis import extremes, scope, tables
 from analysis.answer import METRICS_ANSWERED
 from analysis.load import Run
-from analysis.metrics import METRICS, STUDY_TABLES
+from analysis.metrics import LITTLES_MEAN, METRICS, STUDY_TABLES
 from analysis.stats import ALPHA, CONFIDENCE, adjust_family, interval_of, known, tost_p
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
@@ -108,7 +114,22 @@ def report_cells(run: Run) -> pd.DataFrame:
     framework = tables.significance(run)
     cells = pd.concat([frame for frame in (framework, extremes.cells(run)) if not frame.empty] or [framework],
                       ignore_index=True)
-    return adjust_family(cells, Q_FAMILY)
+    return with_q_of(adjust_family(cells, Q_FAMILY), "throughput_rps" if run.checked else "mean_ms")
+
+
+def with_q_of(cells: pd.DataFrame, twin: str) -> pd.DataFrame:
+    """Each Little's-law mean cell (LITTLES_MEAN) with the q of the cell of metric `twin` it
+    restates, and significance read off it, so that the family counts one hypothesis once. In a
+    checked run that is the throughput: connections / throughput with the same connections in both
+    arms makes the two log ratios each other's negatives, one test with one p. In an older run it is
+    the sample mean it then is (analysis.load.littles_mean_ms)."""
+    cells = cells.copy()
+    twin_q = cells[cells["metric"] == twin].set_index(["api", "case"])["q"]
+    little = cells["metric"] == LITTLES_MEAN
+    cells.loc[little, "q"] = [twin_q.get((api, case), np.nan)
+                              for api, case in zip(cells.loc[little, "api"], cells.loc[little, "case"])]
+    cells.loc[little, "significant"] = cells.loc[little, "q"] < ALPHA
+    return cells
 
 
 def test_name(claim: Claim) -> str:
@@ -248,7 +269,7 @@ def claim_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
         part["test_low"], part["test_high"] = part["ratio_low"], part["ratio_high"]
         part["test_p"] = column(part, "p")
     else:
-        confidence = 1 - 2 * ALPHA / max(len(part), 1) if claim.share == PEAK else TOST_CONFIDENCE
+        confidence = 1 - 2 * ALPHA / max(len(cell_keys(claim)), 1) if claim.share == PEAK else TOST_CONFIDENCE
         part["test_low"], part["test_high"] = intervals_at(part, confidence)
         part["test_p"] = [tost_p(r, se, d, claim.test.band()) for r, se, d in zip(part["ratio"], log_se, df)]
     part["test"] = test_name(claim)
@@ -322,14 +343,14 @@ def simultaneous_confidence(claim: Claim, k: int) -> float:
     return 1 - 2 * ALPHA / (max(k, 1) * max(edges, 1))
 
 
-def simultaneous_outcomes(claim: Claim, part: pd.DataFrame) -> pd.DataFrame:
+def simultaneous_outcomes(claim: Claim, part: pd.DataFrame, total: int) -> pd.DataFrame:
     """The judged cells of an "all" claim with each one's simultaneous interval (`sim_low`,
-    `sim_high`, simultaneous_confidence) and whether the cell refutes the claim (`refutes`): it does
-    not agree, and that interval lies wholly outside the refutation band. If every cell's true ratio
-    is inside that band, any cell refutes with probability at most alpha, whatever the cells'
-    correlation."""
+    `sim_high`, simultaneous_confidence over the `total` cells of its scope) and whether the cell
+    refutes the claim (`refutes`): it does not agree, and that interval lies wholly outside the
+    refutation band. If every cell's true ratio is inside that band, any cell refutes with
+    probability at most alpha, whatever the cells' correlation, and whichever of them were judged."""
     part = part.copy()
-    confidence = simultaneous_confidence(claim, len(part))
+    confidence = simultaneous_confidence(claim, total)
     part["sim_low"], part["sim_high"] = intervals_at(part, confidence)
     part["refutes"] = [outcome != AGREE and known(low) and known(high)
                        and band_outcome(refutation_band(claim.test), low, high) == OPPOSE
@@ -344,10 +365,11 @@ def opposite_words(claim: Claim) -> str:
     return SHORT[OPPOSE]
 
 
-def judge_share(claim: Claim, part: pd.DataFrame, counts: dict) -> tuple[str, str]:
-    total, agree, oppose = len(part), counts[AGREE], counts[OPPOSE]
+def judge_share(claim: Claim, part: pd.DataFrame, counts: dict, total: int) -> tuple[str, str]:
+    """part: the judged cells; total: the claim's scope, which the share and Bonferroni count."""
+    agree, oppose = counts[AGREE], counts[OPPOSE]
     tally = ", ".join(f"{n} {outcome}" for outcome, n in counts.items() if n)
-    refuting = simultaneous_outcomes(claim, part).query("refutes") if claim.share == ALL else part.iloc[0:0]
+    refuting = simultaneous_outcomes(claim, part, total).query("refutes") if claim.share == ALL else part.iloc[0:0]
     verdict = share_verdict(claim.share, agree, oppose, total, len(refuting))
     if verdict == NOT_REPRODUCED and claim.share == ALL:
         cells = ", ".join(f"{cell_name(claim, r.api, r.case, r.metric, getattr(r, 'versus', None))} (A/E "
@@ -400,24 +422,47 @@ def judge(claim: Claim, cells: pd.DataFrame, gone: dict | None = None, cores: in
     unjudged = part[part["outcome"] == UNJUDGED]
     not_judged = tuple([(key, missing_reason(claim, key, cells, gone)) for key in missing]
                        + [((r["api"], r["case"], r["metric"]), scope.why_not(r, gone)) for _, r in unjudged.iterrows()])
-    verdict, why = judged_verdict(claim, part[part["outcome"] != UNJUDGED])
+    total = len(cell_keys(claim))
+    judged_part = part[part["outcome"] != UNJUDGED]
+    verdict, why = judged_verdict(claim, judged_part, total)
     if not_judged:
-        total = len(cell_keys(claim))
+        settled = verdict != INCONCLUSIVE and settled_on_part(claim, verdict, judged_part)
         why = (f"judged on {total - len(not_judged)} of {total} cells; not judged: {not_judged_text(claim, not_judged)}"
+               + (f"; {SETTLED_ON_PART}" if settled else "")
                + (f"; of the judged cells: {why}" if len(not_judged) < total else ""))
-        verdict = INCONCLUSIVE
+        verdict = verdict if settled else INCONCLUSIVE
     return Verdict(claim, verdict, counts, missing, why, cores, part, not_judged)
 
 
-def judged_verdict(claim: Claim, part: pd.DataFrame) -> tuple[str, str]:
-    """The verdict and why on the judged cells alone (the claim's whole scope when none is missing)."""
+def judged_verdict(claim: Claim, part: pd.DataFrame, total: int) -> tuple[str, str]:
+    """The verdict and why on the judged cells `part` of a scope of `total` cells (all of them when
+    none is missing; settled_on_part says whether a verdict on fewer stands)."""
     if part.empty:
         return INCONCLUSIVE, "no cell judged"
     if claim.share == PEAK:
         return judge_peak(claim, part)
     if claim.share == AT_EXPRESS_PEAK:
         return judge_at_express_peak(claim, part)
-    return judge_share(claim, part, {outcome: int((part["outcome"] == outcome).sum()) for outcome in OUTCOMES})
+    return judge_share(claim, part, {outcome: int((part["outcome"] == outcome).sum()) for outcome in OUTCOMES},
+                       total)
+
+
+SETTLED_ON_PART = "decided on the judged cells: no outcome of the others could change it"
+
+
+def settled_on_part(claim: Claim, verdict: str, part: pd.DataFrame) -> bool:
+    """Whether a verdict on part of the scope holds whatever the cells not judged would show: an
+    "all" claim not reproduced by a refuting cell (Bonferroni over the whole scope, so judging fewer
+    cells only lowers the chance of a false one); a "most" claim whose agreeing or opposing cells
+    are already a share of the whole scope (judge_share counts against it); an "up to" claim whose
+    judged cells alone put the largest true ratio above its band (the others can only raise it).
+    Reproducing an "all" claim, placing a peak inside or below its band, or finding where Express.js
+    peaks needs every cell."""
+    if claim.share == ALL:
+        return verdict == NOT_REPRODUCED
+    if claim.share == PEAK:
+        return verdict == NOT_REPRODUCED and part["test_low"].max() >= claim.test.band()[1]
+    return claim.share != AT_EXPRESS_PEAK
 
 
 def missing_reason(claim: Claim, key: tuple, cells: pd.DataFrame, gone: dict) -> str:

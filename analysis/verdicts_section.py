@@ -3,9 +3,10 @@ decided, then every claim of the study with its verdict beside what the study's 
 (the verdicts are analysis/verdicts.py's, the study's support analysis/study_check.py's)."""
 import pandas as pd
 
-from analysis import memory, open_questions, verdicts
+from analysis import memory, open_questions, validity, verdicts
 from analysis.claims import CPU_MARGIN, MARGIN
 from analysis.load import Run
+from analysis.metrics import LITTLES_MEAN
 from analysis.render import Doc
 from analysis.stats import ALPHA
 from benchlib.cases import STUDY_PAIR
@@ -21,6 +22,28 @@ def tested_as(claim) -> str:
              "peak": "for the largest ratio of the cells",
              "where Express.js peaks": "in the case where Express.js's value is highest"}[claim.share]
     return f"{claim.test.describe()}, {share}"
+
+
+def mean_time_text(run: Run) -> str:
+    """How the mean response time claims read the mean, with this run's figures behind it."""
+    if not run.checked:
+        return "Mean response time: the mean of each window's samples (a run before the checks)."
+    items = validity.usable(run)
+    fair = items[items["latency_validity"] == validity.VALID]["littles_ratio"].dropna()
+    unfair = items[items["latency_validity"] == validity.UNFAIR]
+    understated = (unfair[LITTLES_MEAN] / unfair["mean_ms"]).dropna()
+    return ("Mean response time: connections / throughput, the mean time a request takes in a closed "
+            "loop without think time by Little's law, every connection counted. A window's sample mean "
+            "counts only the requests that completed in it, so where a server leaves connections "
+            "unserved (unfair) it leaves out their waits"
+            + (f": in this run connections / throughput is {understated.median():.2f} times the sample mean "
+               f"at the median of {len(understated)} unfair items ({understated.min():.2f}-{understated.max():.2f})"
+               if len(understated) else "")
+            + (f"; where every connection was served the two agree (Little's ratio {fair.min():.2f}-"
+               f"{fair.max():.2f}, median {fair.median():.2f}, over {len(fair)} items)" if len(fair) else "")
+            + ". So a claim about the mean is judged wherever the throughput was, and its cells carry the "
+              "throughput's test and q (the same hypothesis); minimum and maximum have no such identity "
+              "and stay left out where a server was unfair.")
 
 
 def section(doc: Doc, run: Run, results, checks, needed: dict) -> None:
@@ -52,9 +75,14 @@ def section(doc: Doc, run: Run, results, checks, needed: dict) -> None:
         "there (1.23-1.68, read off a 0-400 % chart) pass. CPU claims use the mean CPU over the "
         "window (the peak comes in 10-point steps); minimum and maximum response time are compared "
         "on equal sample counts (the expected extreme of the smaller side's number of samples).",
-        "A claim is decided only on its whole scope: with any of its cells not judged (not in this run, "
-        "no usable round, a bound, no interval) it is inconclusive, judged on k of n cells, and says "
-        "which and why. Reproduced: the claim's share of its cells agrees (every cell for \"all\", more "
+        mean_time_text(run),
+        "A claim is reproduced only on its whole scope: with any of its cells not judged (not in this "
+        "run, no usable round, a bound, no interval) it is judged on k of n cells, says which and why, "
+        "and is inconclusive unless the judged cells decide it whatever the others would show: an "
+        "\"all\" claim with a cell that refutes it at the simultaneous level (Bonferroni over all n "
+        "cells), a \"most\" claim whose agreeing (or opposing) cells are already more than (at least) "
+        "half of the n, an \"up to\" claim whose judged cells alone put the peak above its band. "
+        "Reproduced: the claim's share of its cells agrees (every cell for \"all\", more "
         "than half for \"most\"). A claimed difference (a direction, an interaction) is opposed by a cell "
         f"whose interval shows it the other way or smaller than {MARGIN * 100:.0f} %, so a claim of a "
         "difference where there is none can be refuted. \"Up to\" claims are judged on the largest true "

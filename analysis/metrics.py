@@ -18,7 +18,7 @@ METRICS = {m.column: m for m in [
     Metric("mem_peak_pct", "Peak memory", "% of RAM"),
     Metric("mean_ms", "Mean response time", "ms"),
     # Derived on loading (analysis.load.littles_mean_ms), never recorded: connections / throughput.
-    Metric("littles_mean_ms", "Mean response time by Little's law (connections / throughput)", "ms"),
+    Metric(LITTLES_MEAN, "Mean response time by Little's law (connections / throughput)", "ms"),
     Metric("min_ms", "Minimum response time", "ms"),
     Metric("max_ms", "Maximum response time", "ms"),
     Metric("p50_ms", "p50 response time", "ms"),

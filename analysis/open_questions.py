@@ -19,6 +19,7 @@ settled_on_part: refuting an "all" claim, deciding a "most" one); one the run di
 a run of the claim's whole scope.
 """
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,8 @@ from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, UNJUDGED, Verdict, ba
     share_verdict, simultaneous_confidence
 
 NOT_DECIDED = "no number of rounds decides it at these ratios"
+# A rounds_needed that is a number of rounds, alone or before what else it says ("7 on its judged cells; else …").
+ROUNDS_FIRST = re.compile(r"\d+(?= |$)")
 # Why a scope cell was not judged, as analysis.scope words it, by what would change it.
 NO_SPREAD_NOTES = ("n=1", "the same ratio in every round")
 
@@ -88,13 +91,11 @@ def part_rounds(v: Verdict) -> int | None:
     number of rounds judges (analysis.verdicts.settled_on_part): an "all" claim refuted by a cell at
     the simultaneous level of its whole scope, a "most" claim once its judged cells reach a share of
     the whole scope; None: they never would, or the claim needs every cell."""
-    part = v.part[v.part["outcome"] != UNJUDGED] if v.part is not None else None
-    if part is None or part.empty:
-        return None
-    if v.claim.share == ALL:
-        return all_rounds(v.claim, part, v.scope, reproducible=False)
     if v.claim.share in (PEAK, AT_EXPRESS_PEAK):
         return None
+    part = v.part[v.part["outcome"] != UNJUDGED]
+    if v.claim.share == ALL:
+        return all_rounds(v.claim, part, v.scope, reproducible=False)
     return most_rounds(v.claim, [cell_rounds(v.claim, row) for _, row in part.iterrows()], v.scope)
 
 
@@ -199,7 +200,7 @@ def verdict_line(needed: dict[str, str]) -> str:
     """One sentence under the verdicts: what would decide the inconclusive ones (for_verdicts)."""
     if not needed:
         return "No verdict is inconclusive."
-    numbers = {c: int(t.split()[0]) for c, t in needed.items() if t.split() and t.split()[0].isdigit()}
+    numbers = {c: int(m[0]) for c, t in needed.items() if (m := ROUNDS_FIRST.match(t))}
     kinds_ = {"no number of rounds on this machine (bound, invalid or left-out cells)": NO_ROUNDS,
               "only a run of the claim's whole scope": "a run of its whole scope",
               "no number of rounds at these ratios": NOT_DECIDED, "more rounds first, to see the spread": NO_SPREAD}

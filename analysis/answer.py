@@ -193,11 +193,12 @@ def needed(run: Run, part: pd.DataFrame) -> list[str]:
     process per arm and case by design."""
     width = rounds_needed.target(run.manifest)
     spread = part["spread"] if "spread" in part else pd.Series(float("nan"), index=part.index)
+    degrees = part["df"] if "df" in part else pd.Series(float("nan"), index=part.index)
     return ["" if r.metric == memory.METRIC else rounds_needed.for_answer(
         r.bound, int(r.pairs) if pd.notna(r.pairs) else int(min(r.numerator_n, r.denominator_n)),
         r.ratio, float(r.ratio_high) if pd.notna(r.ratio_high) else math.nan,
-        float(s) if pd.notna(s) else math.nan, r.note, width)
-        for r, s in zip(part.itertuples(index=False), spread)]
+        float(s) if pd.notna(s) else math.nan, r.note, width, df)
+        for r, s, df in zip(part.itertuples(index=False), spread, degrees)]
 
 
 def memory_cells(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:

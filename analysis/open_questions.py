@@ -28,7 +28,7 @@ from scipy import stats
 from analysis import scope
 from analysis.claims import ALL, AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Interaction
 from analysis.memory import NOTE as FRESH_PROCESS
-from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, count_text, rounds_to_clear
+from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, borrowed_df, count_text, rounds_to_clear
 from analysis.stats import ALPHA, known
 from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, UNJUDGED, Verdict, band_outcome, refutation_band, \
     share_verdict, simultaneous_confidence
@@ -139,7 +139,7 @@ def cell_rounds(claim, row: pd.Series, refute_confidence: float | None = None) -
             continue
         distance = min(abs(math.log(ratio / e)) for e in band if 0 < e < math.inf)
         level = refute_confidence if outcome == OPPOSE and refute_confidence is not None else confidence
-        n = rounds_to_clear(distance, float(spread), level, now + 1)
+        n = rounds_to_clear(distance, float(spread), level, now + 1, borrowed_df(row.get("df"), now))
         found.append((math.inf if n is None else n, outcome))
     n, outcome = min(found, default=(math.inf, None))
     return (None if math.isinf(n) else int(n)), outcome
@@ -165,7 +165,9 @@ def peak_rounds(claim, part: pd.DataFrame) -> int | None:
         return None
     k, start = len(part), min(rounds_now(r) for _, r in part.iterrows()) + 1
     n = np.arange(max(start, 2), MAX_ROUNDS + 1)
-    half = stats.t.ppf(1 - ALPHA / k, n - 1)[None, :] * part["spread"].to_numpy(dtype=float)[:, None] / np.sqrt(n)
+    borrowed = np.array([borrowed_df(r.get("df"), rounds_now(r)) for _, r in part.iterrows()])[:, None]
+    half = stats.t.ppf(1 - ALPHA / k, n[None, :] - 1 + borrowed) * part["spread"].to_numpy(dtype=float)[:, None] \
+        / np.sqrt(n)
     centre = np.log(part["ratio"].to_numpy(dtype=float))[:, None]
     low, high = (centre - half).max(axis=0), (centre + half).max(axis=0)
     lower, upper = (math.log(e) if 0 < e < math.inf else (-math.inf if e == 0 else math.inf) for e in claim.test.band())

@@ -43,10 +43,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from analysis.moderated import Prior, posterior
 from analysis.stats import ALPHA, CONFIDENCE, Comparison, Ratio, interval_of
 from benchlib.stopping import se_factor
 
 TEST = "paired t on log ratios"
+MODERATED_TEST = "moderated paired t on log ratios"
 
 
 def wilcoxon_smallest_p(n: int) -> float:
@@ -65,9 +67,10 @@ def plural(n: int) -> str:
     return f"n={n} pair{'s' if n != 1 else ''}"
 
 
-def paired(a, b, widened: bool = False) -> Paired:
+def paired(a, b, widened: bool = False, prior: Prior | None = None) -> Paired:
     """a, b: one value per round, in the same order (a[i] and b[i] are a pair). `widened`: the run
-    added rounds by the stopping rule (analysis.records.Manifest.extra_rounds)."""
+    added rounds by the stopping rule (analysis.records.Manifest.extra_rounds). `prior`: the spread
+    of the cell's family (analysis.moderated), which its own spread is moderated towards."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     # A ratio needs both values, and a log needs them positive (an empty sampler, zero errors).
     keep = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)
@@ -79,15 +82,16 @@ def paired(a, b, widened: bool = False) -> Paired:
     value, sign = math.exp(mean), int(np.sign(mean))
     if n < 2:
         return Paired(Ratio(value, None, None, plural(n)), Comparison("", None, False, False, sign, plural(n)), n)
-    sd = float(d.std(ddof=1))
-    if sd == 0:
+    variance, df = posterior(prior, float(d.var(ddof=1)), n - 1)
+    if variance == 0:
         note = "the same ratio in every round"
         comparison = Comparison("identical ratios", 1.0, True, False, 0) if mean == 0 else \
             Comparison("", None, False, False, sign, note)
         return Paired(Ratio(value, None, None, note, spread=0.0), comparison, n)
-    log_se = sd / math.sqrt(n) * (float(se_factor(n - 1)) if widened else 1.0)
-    low, high = interval_of(value, log_se, n - 1, CONFIDENCE)
+    sd = math.sqrt(variance)
+    log_se = sd / math.sqrt(n) * (float(se_factor(df)) if widened else 1.0)
+    low, high = interval_of(value, log_se, df, CONFIDENCE)
     # The one-sample t-test of d against 0 (scipy's ttest_1samp) on this standard error.
-    p = float(2 * stats.t.sf(abs(mean) / log_se, n - 1))
-    return Paired(Ratio(value, low, high, log_se=log_se, df=n - 1, spread=sd),
-                  Comparison(TEST, p, True, p < ALPHA, sign), n)
+    p = float(2 * stats.t.sf(abs(mean) / log_se, df))
+    return Paired(Ratio(value, low, high, log_se=log_se, df=df, spread=sd),
+                  Comparison(MODERATED_TEST if prior else TEST, p, True, p < ALPHA, sign), n)

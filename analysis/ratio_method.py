@@ -17,6 +17,12 @@ HOW_COMPUTED = [
     "95 % interval: exp(mean d ± t · sd / √n), sd the spread of the d_r over n rounds and t from "
     "Student's t with n - 1 degrees of freedom (4.30 for 3 rounds, 2.26 for 10). Repeat the whole "
     "experiment many times and 95 % of such intervals contain the true ratio.",
+    "Cells borrow each other's spread: 2 or 3 rounds say little about a cell's own spread, but the cells "
+    "of one API and metric share the machine and the rounds, and their spreads differ about as chance "
+    "makes them. With at least 6 such cells, each cell's spread is moderated towards the family's "
+    "(empirical Bayes, limma's: Smyth 2004) as far as their spreads agree, and its t gets the degrees "
+    "of freedom the family lends it (about 2.0 instead of 4.30 when they agree); the ratio stays the "
+    "cell's own. The test is then the \"moderated paired t\" (significance.csv: `test`, `df`).",
     "p and q: p is the chance of a mean log ratio this far from 0 if the frameworks were really equal "
     "(the paired t-test). The report tests hundreds of cells, and at p < 0.05 about 1 in 20 equal "
     "cells would look different by luck, so each p gets a q (Benjamini-Hochberg: sort the m p-values, "
@@ -68,7 +74,8 @@ def _method_text(run: Run, kind: str, symbol: str) -> str:
         return ("In each round both frameworks ran seconds apart, in a seeded random order, so each "
                 f"round gives one ratio {symbol} in which the drift of the shared machine that both felt "
                 "cancels. The ratio shown is the geometric mean of the per-round ratios; its 95 % "
-                "interval is the Student t interval of the mean log ratio, exponentiated; significance "
+                "interval is the Student t interval of the mean log ratio, exponentiated, its spread "
+                "moderated by the other cells of its API and metric (below); significance "
                 "is the paired t-test on the log ratios (two-sided, alpha 0.05), which can reach "
                 "significance with 3 rounds (the Wilcoxon signed-rank test cannot: its smallest "
                 f"two-sided p with 3 pairs is {wilcoxon_smallest_p(3):.2f}). Logs make the interval the "

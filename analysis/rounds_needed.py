@@ -3,9 +3,11 @@ answer cell whose interval is still wider than the target, and (analysis.open_qu
 inconclusive verdict.
 
 A cell's `spread` is the standard deviation of one round's log ratio (analysis.stats.Ratio.spread).
-With n rounds its standard error is spread / √n on n - 1 degrees of freedom, and the ratio is taken
-to stay where it is. A test at confidence c decides the cell once its interval, exp(log r ±
-t((1 + c) / 2, n - 1) · spread / √n), clears the nearest edge that matters: for the answer, ±target
+With n rounds its standard error is spread / √n on n - 1 degrees of freedom, plus those a moderated
+cell borrows from its family (analysis.moderated: its degrees of freedom beyond its own pairs',
+taken to stay as they are), and the ratio is taken to stay where it is. A test at confidence c
+decides the cell once its interval, exp(log r ± t((1 + c) / 2, n - 1 + borrowed) · spread / √n),
+clears the nearest edge that matters: for the answer, ±target
 around the ratio (the half-width log(1 + target), as the extra rounds' rule reads it); for a claim,
 the edge of its band (analysis.open_questions). The number is of rounds fixed in advance
 (`./testbed run --iterations N` without `--budget`), for which the plain t interval holds; rounds
@@ -27,14 +29,20 @@ NO_ROUNDS = "no number of rounds on this machine"
 NO_SPREAD = "unknown: one usable round, no spread yet"
 
 
-def rounds_to_clear(distance: float, spread: float, confidence: float, start: int = 2) -> int | None:
+def rounds_to_clear(distance: float, spread: float, confidence: float, start: int = 2,
+                    borrowed: float = 0.0) -> int | None:
     """The fewest n >= start rounds whose interval at `confidence` has a half-width (log scale) below
     `distance`; None when no n up to MAX_ROUNDS does (or the distance is 0: a ratio on the edge)."""
     if not distance > 0 or not math.isfinite(spread):
         return None
     n = np.arange(max(start, 2), MAX_ROUNDS + 1)
-    clear = stats.t.ppf((1 + confidence) / 2, n - 1) * spread / np.sqrt(n) < distance
+    clear = stats.t.ppf((1 + confidence) / 2, n - 1 + borrowed) * spread / np.sqrt(n) < distance
     return int(n[clear.argmax()]) if clear.any() else None
+
+
+def borrowed_df(df, rounds: int) -> float:
+    """The degrees of freedom a cell has beyond its own rounds' (a moderated cell's prior's)."""
+    return max(0.0, float(df) - (rounds - 1)) if df is not None and math.isfinite(float(df)) else 0.0
 
 
 def count_text(n: int | None) -> str:
@@ -48,7 +56,7 @@ def target(manifest: Manifest) -> float:
 
 
 def for_answer(bound: str, rounds: int, ratio: float, high: float, spread: float, note: str,
-               width: float = TARGET) -> str:
+               width: float = TARGET, df: float | None = None) -> str:
     """answer.csv's `rounds_needed` of one cell over `rounds` usable rounds (pairs, or the smaller
     arm's items in an unpaired run): empty when its 95 % interval reaches at most `width` above the
     ratio; else the rounds that would bring it there, or why no number would."""
@@ -60,4 +68,4 @@ def for_answer(bound: str, rounds: int, ratio: float, high: float, spread: float
         return ""
     if not math.isfinite(spread):
         return NO_SPREAD if rounds == 1 else ""
-    return count_text(rounds_to_clear(math.log1p(width), spread, 0.95, rounds + 1))
+    return count_text(rounds_to_clear(math.log1p(width), spread, 0.95, rounds + 1, borrowed_df(df, rounds)))

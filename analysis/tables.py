@@ -14,6 +14,7 @@ import pandas as pd
 
 from analysis.load import Run
 from analysis.metrics import METRICS, StudyTable, ordered_frameworks
+from analysis.moderated import Prior, fit_prior
 from analysis.paired import paired
 from analysis.stats import compare, interval, ratio_of_means
 from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_state, usable
@@ -68,49 +69,82 @@ def significance(run: Run) -> pd.DataFrame:
 
 def compare_arms(run: Run, a_name: str, b_name: str) -> pd.DataFrame:
     """Any two arms of a run (two frameworks, or two variants of one), per api, case and metric:
-    the test and the ratio a/b with its 95 % interval (compare_metric). Cases where either arm has
+    the test and the ratio a/b with its 95 % interval (compare_cells). Cases where either arm has
     no usable item are left out."""
-    records = []
+    cells = []
     for (api, *case), group in ok_rows(run).groupby(["api", *CASE_COLUMNS]):
         a, b = group[group["framework"] == a_name], group[group["framework"] == b_name]
-        if a.empty or b.empty:
-            continue
-        for metric in METRICS:
-            records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric,
-                            **compare_metric(run, a, b, metric, (a_name, b_name))})
-    return pd.DataFrame.from_records(records, columns=COMPARISON_COLUMNS)
+        if not (a.empty or b.empty):
+            cells += [({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric}, a, b) for metric in METRICS]
+    found = compare_cells(run, cells, (a_name, b_name))
+    return pd.DataFrame.from_records([key | f for (key, _, _), f in zip(cells, found)], columns=COMPARISON_COLUMNS)
 
 
-def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms: tuple[str, str]) -> dict:
+def compare_cells(run: Run, cells: list[tuple[dict, pd.DataFrame, pd.DataFrame]], arms: tuple[str, str]) -> list[dict]:
+    """compare_metric of each cell (its key with `api` and `metric`, arm a's items, arm b's). In a
+    paired run the cells of one API and metric are a family whose spreads moderate each other's
+    (analysis.moderated)."""
+    priors = family_priors(cells) if run.manifest.paired else {}
+    return [compare_metric(run, a, b, key["metric"], arms, priors.get((key["api"], key["metric"])))
+            for key, a, b in cells]
+
+
+def family_priors(cells) -> dict:
+    """(api, metric) -> the prior its paired cells' spreads give (None: too few cells to fit one).
+    A cell counts with at least 2 pairs and no bound, as analysis.paired judges it."""
+    spreads = {}
+    for key, a, b in cells:
+        both, bound = pairs(a, b, key["metric"])
+        d = np.log(both["a"] / both["b"])
+        if not bound and len(d) >= 2:
+            spreads.setdefault((key["api"], key["metric"]), []).append((float(d.var(ddof=1)), len(d) - 1))
+    return {family: fit_prior(*zip(*found)) for family, found in spreads.items()}
+
+
+def values_of(items: pd.DataFrame, metric: str) -> tuple[pd.Series, pd.Series]:
+    """The metric's values where its own verdict lets them count, and their states."""
+    state = metric_state(items, metric)
+    return items[metric].where(state != ""), state
+
+
+def pairs(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, str]:
+    """The rounds where both arms have a positive value of the metric (columns a, b, indexed by
+    round), and whether a bound enters them (bound_direction)."""
+    (va, state_a), (vb, state_b) = values_of(a, metric), values_of(b, metric)
+    both = pd.DataFrame({"a": va.to_numpy(), "a_bound": (state_a == BOUND).to_numpy()}, index=a["iteration"]).join(
+        pd.DataFrame({"b": vb.to_numpy(), "b_bound": (state_b == BOUND).to_numpy()}, index=b["iteration"]),
+        how="inner")
+    both = both[(both["a"] > 0) & (both["b"] > 0)]
+    return both, bound_direction(bool(both["a_bound"].any()), bool(both["b_bound"].any()))
+
+
+def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms: tuple[str, str],
+                   prior: Prior | None = None) -> dict:
     """One metric of two arms' usable items in one cell (validity.judged's columns), a over b:
     paired by round in a paired run (every arm of a slot runs in each round; the rounds where both
-    have a value of the metric make the pairs), as independent groups otherwise. Where a value it
-    uses is a bound, the ratio is one too (`bound`: >=, <= or both) and is neither tested nor judged."""
-    state_a, state_b = metric_state(a, metric), metric_state(b, metric)
-    va, vb = a[metric].where(state_a != ""), b[metric].where(state_b != "")
+    have a value of the metric make the pairs; `prior` moderates its spread), as independent groups
+    otherwise. Where a value it uses is a bound, the ratio is one too (`bound`: >=, <= or both) and
+    is neither tested nor judged."""
+    (va, state_a), (vb, state_b) = values_of(a, metric), values_of(b, metric)
     names = [run.display_name(arm) for arm in arms]
     if run.manifest.paired:
-        both = pd.DataFrame({"a": va.to_numpy(), "a_bound": (state_a == BOUND).to_numpy()}, index=a["iteration"]).join(
-            pd.DataFrame({"b": vb.to_numpy(), "b_bound": (state_b == BOUND).to_numpy()}, index=b["iteration"]),
-            how="inner")
-        both = both[(both["a"] > 0) & (both["b"] > 0)]
-        bound = bound_direction(bool(both["a_bound"].any()), bool(both["b_bound"].any()))
-        pairs = len(both)
+        both, bound = pairs(a, b, metric)
+        pairs_n = len(both)
         if not bound:
-            p = paired(both["a"], both["b"], run.manifest.extra_rounds)
+            p = paired(both["a"], both["b"], run.manifest.extra_rounds, prior)
             return cell(va, vb, p.comparison, p.ratio, p.n, names) | note(run, a, b, metric, arms, p.ratio.reason)
         ratio = math.exp(float(np.log(both["a"] / both["b"]).mean()))
     else:
         bound = bound_direction(bool(((state_a == BOUND) & va.notna()).any()),
                                 bool(((state_b == BOUND) & vb.notna()).any()))
-        pairs = None
+        pairs_n = None
         if not bound:
             r = ratio_of_means(va, vb)
             return cell(va, vb, compare(va, vb), r, None, names) | note(run, a, b, metric, arms, r.reason)
         ratio = va.mean() / vb.mean()
     who = {">=": names[0], "<=": names[1], "both": "both arms"}[bound]
     return {"a_mean": va.mean(), "b_mean": vb.mean(), "a_n": int(va.notna().sum()), "b_n": int(vb.notna().sum()),
-            "pairs": pairs, "test": "", "p": None, "judged": False, "significant": False, "sign": 0,
+            "pairs": pairs_n, "test": "", "p": None, "judged": False, "significant": False, "sign": 0,
             "result": f"not judged: {who} load-generator bound", "ratio": ratio, "ratio_low": None,
             "ratio_high": None, "ratio_note": f"bound: {who} load-generator bound", "log_se": None, "df": None,
             "spread": None, "bound": bound}

@@ -2,10 +2,13 @@
 import math
 import statistics
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from analysis import tables
 from analysis.load import load_run
+from analysis.paired import MODERATED_TEST, TEST
 
 T3 = 3.182446305284263  # t(0.975, df=3)
 T2 = 4.302652729911275  # t(0.975, df=2)
@@ -89,3 +92,23 @@ def test_problem_iterations_carry_their_reason(run):
     assert (failed["framework"], failed["api"], failed["case"], failed["iteration"]) == ("express", "graphql", 14, 3)
     assert failed["reason"] == "app exited with status 134 during the measured window"
     assert len(problems) == 5
+
+
+def test_a_paired_runs_cells_of_one_api_and_metric_moderate_each_others_spread(results):
+    """The quick fixture's three cases per API are too few to fit a prior: each keeps its own spread.
+    Copied to six more (each copy's Express.js a little faster in one round, so no two cells share a
+    spread), nine cells per API fit one, and each cell's interval rests on more degrees of freedom
+    than its own pairs give."""
+    run_dir = results / "20250601-120000-quick"
+    three = tables.significance(load_run(run_dir))
+    assert (three.loc[three["metric"] == "throughput_rps", "test"] == TEST).all()
+    summary = pd.read_csv(run_dir / "summary.csv")
+    copies = [summary.assign(case=summary["case"] + 18 * k,
+                             throughput_rps=summary["throughput_rps"] * np.where(
+                                 (summary["framework"] == "express") & (summary["iteration"] == 1), 1 + k / 20, 1))
+              for k in (1, 2)]
+    pd.concat([summary, *copies]).to_csv(run_dir / "summary.csv", index=False)
+    cells = tables.significance(load_run(run_dir)).set_index(["api", "case", "metric"])
+    moderated = cells.xs("throughput_rps", level="metric")
+    assert len(moderated) == 18 and (moderated["test"] == MODERATED_TEST).all()
+    assert (moderated["df"] > moderated["pairs"] - 1).all()

@@ -189,8 +189,8 @@ def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
 
 
 def needed(run: Run, part: pd.DataFrame) -> list[str]:
-    """Each row's rounds_needed (analysis.rounds_needed); none for memory from fresh processes, one
-    process per arm and case by design."""
+    """Each row's rounds_needed (analysis.rounds_needed); none for memory from fresh processes, whose
+    number is the profile's `memory_rounds`, not the run's rounds."""
     width = rounds_needed.target(run.manifest)
     spread = part["spread"] if "spread" in part else pd.Series(float("nan"), index=part.index)
     degrees = part["df"] if "df" in part else pd.Series(float("nan"), index=part.index)

@@ -3,9 +3,11 @@ each arm's app restarted just before the case and loaded by wrk at the case's co
 is its own high-water mark (VmHWM). summary.csv's rss_peak_mb is the RSS of apps that served the
 whole run, so it carries every case before it; a schema-3 run with memory.csv answers memory from
 here instead."""
+import numpy as np
 import pandas as pd
 
 from analysis.load import Run, run_table
+from analysis.moderated import fit_prior
 from analysis.paired import paired
 from benchlib.results import MEMORY, MEMORY_COLUMNS
 
@@ -28,34 +30,43 @@ def table(run: Run) -> tuple[pd.DataFrame | None, str]:
 
 
 def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
-    """Per api and case: hwm_mb of numerator / denominator, paired by iteration (one each as the
-    run measures it, so a ratio without interval); empty without memory.csv."""
+    """Per api and case: hwm_mb of numerator / denominator, paired by iteration (the profile's
+    `memory_rounds` fresh processes per arm; with one, a ratio without interval); empty without
+    memory.csv."""
     columns = ["api", "case", "ratio", "ratio_low", "ratio_high", "ratio_note", "log_se", "df", "spread", "pairs",
                "numerator_mb", "denominator_mb"]
     found, _ = table(run)
     if found is None:
         return pd.DataFrame(columns=columns)
-    records = []
+    cells = []
     for (api, case), cell in found.groupby(["api", "case"]):
         a, b = (cell[cell["framework"] == arm].set_index("iteration")["hwm_mb"] for arm in (numerator, denominator))
         both = a.index.intersection(b.index)
-        if both.empty:
-            continue
-        p = paired(a[both], b[both])
+        if not both.empty:
+            cells.append((api, case, a[both], b[both]))
+    # The fresh processes of one API moderate each other's spread, as the rounds' cells do (tables.family_priors).
+    spreads = {}
+    for api, _, a, b in cells:
+        if len(a) >= 2:
+            spreads.setdefault(api, []).append((float(np.log(a / b).var(ddof=1)), len(a) - 1))
+    priors = {api: fit_prior(*zip(*found)) for api, found in spreads.items()}
+    records = []
+    for api, case, a, b in cells:
+        p = paired(a, b, prior=priors.get(api))
         note = NOTE + (f", {p.ratio.reason}" if p.ratio.reason else "")
         records.append({"api": api, "case": int(case), "ratio": p.ratio.value, "ratio_low": p.ratio.low,
                         "ratio_high": p.ratio.high, "ratio_note": note, "log_se": p.ratio.log_se, "df": p.ratio.df,
-                        "spread": p.ratio.spread, "pairs": p.n,
-                        "numerator_mb": a[both].mean(), "denominator_mb": b[both].mean()})
+                        "spread": p.ratio.spread, "pairs": p.n, "numerator_mb": a.mean(), "denominator_mb": b.mean()})
     return pd.DataFrame.from_records(records, columns=columns)
 
 
 def for_verdicts(run: Run, sig: pd.DataFrame) -> pd.DataFrame:
     """tables.significance with its memory cells (rss_peak_mb, which the study's memory claims are
-    judged on) replaced by the fresh processes' ratio where memory.csv has the case: one process per
-    arm and case gives no interval, so such a cell is shown but not judged. Its standard error goes
-    with it: the run-long peak's would otherwise give the fresh ratio an interval it does not have,
-    wherever a test draws one from the standard error (a band's, an interaction's)."""
+    judged on) replaced by the fresh processes' ratio where memory.csv has the case: a run with one
+    process per arm and case has no interval there, so such a cell is shown but not judged. Its
+    standard error goes with it: the run-long peak's would otherwise give the fresh ratio an interval
+    it does not have, wherever a test draws one from the standard error (a band's, an
+    interaction's)."""
     found = ratios(run, "aspnet", "express")
     if found.empty:
         return sig

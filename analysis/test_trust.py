@@ -150,6 +150,24 @@ def test_a_fresh_processes_ratio_takes_no_standard_error_from_the_run_long_peak_
     assert set(verdicts.claim_cells(claim, cells)["outcome"]) == {verdicts.UNJUDGED}
 
 
+def test_two_fresh_processes_per_arm_and_case_give_the_memory_ratio_an_interval_that_is_judged(tmp_path):
+    """The quick profile's memory_rounds = 2: each cell's two ratios give it a spread, so its memory
+    claims can be judged (one process each gave a ratio without interval)."""
+    run_dir = tmp_path / CHECKED_RUN
+    shutil.copytree(FIXTURE_RESULTS / CHECKED_RUN, run_dir)
+    first = pd.read_csv(run_dir / "memory.csv")
+    drift = first["framework"].map({"aspnet": 1.04, "express": 0.98})
+    second = first.assign(iteration=2, hwm_mb=first["hwm_mb"] * drift)
+    pd.concat([first, second]).to_csv(run_dir / "memory.csv", index=False)
+    run = load_run(run_dir)
+    found = memory.ratios(run, "aspnet", "express").set_index(["api", "case"])
+    cell = found.loc[("graphql", 18)]
+    assert cell["pairs"] == 2 and cell["df"] == 1 and cell["ratio_low"] < cell["ratio"] < cell["ratio_high"]
+    cells = memory.for_verdicts(run, verdicts.report_cells(run))
+    fresh = cells[(cells["metric"] == "rss_peak_mb") & cells["ratio_note"].str.startswith(memory.NOTE)]
+    assert not fresh.empty and fresh["judged"].all() and fresh["log_se"].notna().all()
+
+
 def test_missing_or_broken_run_level_files_leave_a_sentence_not_a_crash(tmp_path):
     run_dir = tmp_path / CHECKED_RUN
     shutil.copytree(FIXTURE_RESULTS / CHECKED_RUN, run_dir)

@@ -185,9 +185,12 @@ def memory_table(doc: Doc, run: Run, tabs: Path) -> None:
     rows = [{"API": "REST" if r.api == "rest" else "GraphQL",
              "Case": case_label(r.case, *cases.loc[r.case]) if r.case in cases.index else r.case,
              "ASP.NET Core (MB)": f"{r.numerator_mb:.0f}", "Express.js (MB)": f"{r.denominator_mb:.0f}",
-             "A/E": f"{r.ratio:.2f}"} for r in found.sort_values(["api", "case"], key=report_order).itertuples()]
+             "A/E": f"{r.ratio:.2f}" + (f" [{r.ratio_low:.2f}, {r.ratio_high:.2f}]" if pd.notna(r.ratio_low) else "")}
+            for r in found.sort_values(["api", "case"], key=report_order).itertuples()]
+    processes = int(found["pairs"].max())
     doc.table(pd.DataFrame(rows), "Memory per case from a fresh process under the case's concurrency "
-                                  "(memory.csv: VmHWM, one process per arm and case); the answer's memory")
+                                  f"(memory.csv: VmHWM, {processes} process{'es' if processes > 1 else ''} per "
+                                  "arm and case, A/E their geometric mean with its 95 % interval); the answer's memory")
     doc.para(memory.DIRECTION.format(low=found["ratio"].min(), high=found["ratio"].max(), cores=run.cores))
 
 

@@ -1,13 +1,15 @@
 """What a run measures after its rounds, each pass resumable item by item:
 
 - **the cross-check** (crosscheck.csv, items under crosscheck/): cases 1, 13 and 18 of each API in
-  the run, every arm, in as many interleaved rounds as the run has, measured again by the other load
+  the run, every arm, in as many interleaved rounds as the run has (at most the profile's
+  `crosscheck_rounds`), measured again by the other load
   generator (JMeter when wrk measured the run, wrk when JMeter did) through the same batches,
   windows and checks, on the apps that served the run; its rows are whole items in summary.csv's
   columns. Where the two generators' ratios differ, the one with less headroom set its ratio.
 - **memory per case** (memory.csv): every (arm, API, case) on a fresh process (smoke: cases 1, 13
   and 18 only, the profile's `memory_cases`), restarted just before it, under the case's concurrency
-  for the profile's `memory_s`; its peak resident memory is the process's own high-water mark
+  for the profile's `memory_s`, in the profile's `memory_rounds` interleaved rounds (two give each
+  case's ratio a spread); its peak resident memory is the process's own high-water mark
   (VmHWM). The apps serve the whole run for the rounds (a restart before each case would have .NET
   measured during its tiered JIT's warm-up), so their in-window RSS carries every case before; this
   pass gives each case's memory on its own.
@@ -71,21 +73,21 @@ def estimate_s(run) -> float:
 
 def crosscheck_s(run) -> float:
     p = run.context.profile
-    return len(todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, p.iterations)) \
+    return len(todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, p.crosscheck_iterations())) \
         * (p.longest() + OVERHEAD_S["crosscheck"]) if p.crosscheck else 0
 
 
 def memory_s(run) -> float:
     p = run.context.profile
-    return len(todo(run, run.context.dir / MEMORY, memory_cases(run), 1)) * (p.memory_s + OVERHEAD_S["memory"]) \
-        if p.memory_s else 0
+    return len(todo(run, run.context.dir / MEMORY, memory_cases(run), p.memory_rounds)) \
+        * (p.memory_s + OVERHEAD_S["memory"]) if p.memory_s else 0
 
 
 def crosscheck(run, progress) -> None:
     """The cross-check's items, a round per batch, into crosscheck/ and crosscheck.csv, after the
     other load generator's ceiling (measured here if the run has none for it)."""
-    items = todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, run.context.profile.iterations) \
-        if run.context.profile.crosscheck else []
+    rounds = run.context.profile.crosscheck_iterations()
+    items = todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, rounds) if run.context.profile.crosscheck else []
     if not items:
         return
     loadgen = other_loadgen(run)
@@ -99,14 +101,15 @@ def crosscheck(run, progress) -> None:
         while items:
             batch = [i for i in items if i["iteration"] == items[0]["iteration"]]
             run.run_batch(batch, progress)
-            items = todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, run.context.profile.iterations)
+            items = todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, rounds)
 
 
 def memory(run, progress) -> None:
     path, seconds = run.context.dir / MEMORY, run.context.profile.memory_s
-    items = todo(run, path, memory_cases(run), 1) if seconds else []
+    items = todo(run, path, memory_cases(run), run.context.profile.memory_rounds) if seconds else []
     if items:
-        progress.note(f"memory: {len(items)} cases on fresh processes, {seconds:g} s of wrk load each …")
+        progress.note(f"memory: {len(items)} fresh processes ({run.context.profile.memory_rounds} per arm and "
+                      f"case), {seconds:g} s of wrk load each …")
     for item in items:
         run.apps.restart([item["framework"]])
         app = run.apps.running[item["framework"]]

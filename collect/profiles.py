@@ -16,11 +16,14 @@ class Profile:
     # The warm-up goes on past warmup_s until every thread has completed a request, up to this cap
     # (None: exactly warmup_s). benchlib/plans.group_clock.
     warmup_cap_s: float | None = None
-    # After the rounds (collect/extra_passes.py): the cross-check, cases 1, 13 and 18 of every round
-    # measured again by the other load generator through the same windows and checks, and each
-    # case's memory on a fresh process under memory_s of wrk load (0: not measured).
+    # After the rounds (collect/extra_passes.py): the cross-check, cases 1, 13 and 18 of the first
+    # crosscheck_rounds rounds (None: every round) measured again by the other load generator
+    # through the same windows and checks, and each case's memory on a fresh process under memory_s
+    # of wrk load (0: not measured), in memory_rounds interleaved rounds of fresh processes.
     crosscheck: bool = False
+    crosscheck_rounds: int | None = None
     memory_s: float = 0
+    memory_rounds: int = 1
     # The cases the memory pass measures (None: every case of the run).
     memory_cases: tuple[int, ...] | None = None
     # Extra rounds for the cells whose interval is wider than ± target, while the run's wall time
@@ -64,6 +67,10 @@ class Profile:
         """JMeter is the profile's own instrument: the study's tool for its protocol, and the latency
         pass's open-model plans are JMeter's."""
         return self.latency or self.name == "study"
+
+    def crosscheck_iterations(self) -> int:
+        """How many of the run's rounds the cross-check measures again."""
+        return min(self.iterations, self.crosscheck_rounds or self.iterations)
 
     def longest(self) -> float:
         """The longest a measurement's ramp-up, warm-up and window can take."""
@@ -116,10 +123,13 @@ PROFILES = {
     # windows are as short as the checks allow so that the whole run, its ceiling, cross-check and
     # memory pass included, stays within 40 minutes on 2 cores: 216 items of 1 + 1-3 + 3 s take
     # about 22 minutes there (with 2-4 + 4 s they took 31, and the run 50). collect/README.md, "Time".
+    # Two fresh processes per memory cell give its ratio a spread (one gave none, so no memory claim
+    # could be judged); they cost 3.7 minutes, which the cross-check's third round (2.2 minutes of
+    # JMeter, whose ratio is valid in case 1 only) and the budget's extra rounds make room for.
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
         iterations=3, rampup_s=1, warmup_s=1, duration_s=3, thread_cap=None, restart="run",
-        warmup_cap_s=3, crosscheck=True, memory_s=2, budget_s=37 * 60),
+        warmup_cap_s=3, crosscheck=True, crosscheck_rounds=2, memory_s=2, memory_rounds=2, budget_s=37 * 60),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
         iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",

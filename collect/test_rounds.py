@@ -5,7 +5,7 @@ import io
 
 from benchlib.cases import cases
 from benchlib.results import SUMMARY, append_summary, item_key, summary_row
-from collect import rounds
+from collect import extra_passes, rounds
 from collect.run_context import RunContext
 from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
@@ -60,3 +60,15 @@ def test_no_round_is_added_once_the_budget_is_spent_and_the_manifest_says_why(tm
 def test_without_a_budget_the_profile_rounds_are_all(tmp_path):
     run = run_after_three_rounds(tmp_path, "2099-01-01T00:00:00Z", budget_s=None)
     assert rounds.Rounds(run).add() == [] and "rounds" not in run.context.manifest["sequential"]
+
+
+def test_the_budget_leaves_room_for_the_passes_at_the_rounds_they_measure(tmp_path):
+    """The quick profile measures memory on 2 fresh processes per arm and case, and cross-checks 2 of
+    its 3 rounds: the extra rounds' budget reserves exactly that."""
+    run = run_after_three_rounds(tmp_path, "2099-01-01T00:00:00Z")
+    profile = run.context.profile
+    assert (profile.memory_rounds, profile.crosscheck_iterations()) == (2, 2)
+    assert extra_passes.memory_s(run) == 3 * len(ARMS) * 2 * (profile.memory_s + extra_passes.OVERHEAD_S["memory"])
+    # Of cases 1-3 only case 1 is one the cross-check measures again.
+    assert extra_passes.crosscheck_s(run) == len(ARMS) * 2 * (profile.longest() + extra_passes.OVERHEAD_S["crosscheck"])
+    assert profile.with_iterations(1).crosscheck_iterations() == 1

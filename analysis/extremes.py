@@ -28,7 +28,7 @@ from scipy.special import gammaln
 
 from analysis.claims import MAX, MIN
 from analysis.load import Run, load_jtl
-from analysis.tables import CASE_COLUMNS, SIGNIFICANCE_COLUMNS, compare_cells, ok_rows
+from analysis.tables import CASE_COLUMNS, SIGNIFICANCE_COLUMNS, compare_cells, compare_metric, ok_rows
 from benchlib.cases import STUDY_PAIR
 
 RESOLUTION_MS = 1.0
@@ -92,7 +92,7 @@ def cells(run: Run) -> pd.DataFrame:
     judged = iter(compare_cells(run, [c for c, t in zip(cells, tiny) if not t], STUDY_PAIR))
     records = []
     for (key, a, b), under in zip(cells, tiny):
-        found = under_resolution(compare_cells(run, [(key, a, b)], STUDY_PAIR)[0], min(a[MIN].min(), b[MIN].min())) \
+        found = under_resolution(compare_metric(run, a, b, MIN, STUDY_PAIR), min(a[MIN].min(), b[MIN].min())) \
             if under else next(judged)
         records.append({**key, **found, f"{a_name}_mean": found["a_mean"], f"{b_name}_mean": found["b_mean"],
                         f"{a_name}_n": found["a_n"], f"{b_name}_n": found["b_n"]})

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.load import Run, run_table
-from analysis.moderated import fit_prior
+from analysis.moderated import prior_of
 from analysis.paired import paired
 from benchlib.results import MEMORY, MEMORY_COLUMNS
 
@@ -45,11 +45,8 @@ def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
         if not both.empty:
             cells.append((api, case, a[both], b[both]))
     # The fresh processes of one API moderate each other's spread, as the rounds' cells do (tables.family_priors).
-    spreads = {}
-    for api, _, a, b in cells:
-        if len(a) >= 2:
-            spreads.setdefault(api, []).append((float(np.log(a / b).var(ddof=1)), len(a) - 1))
-    priors = {api: fit_prior(*zip(*found)) for api, found in spreads.items()}
+    priors = {api: prior_of([np.log(a / b).to_numpy() for each, _, a, b in cells if each == api])
+              for api in {api for api, *_ in cells}}
     records = []
     for api, case, a, b in cells:
         p = paired(a, b, prior=priors.get(api))

@@ -66,6 +66,12 @@ def fit_prior(variances, dfs) -> Prior | None:
     return Prior(d0, float(math.exp(e.mean() + special.digamma(d0 / 2) - math.log(d0 / 2))), float(d.sum()))
 
 
+def prior_of(log_ratios) -> Prior | None:
+    """The prior of a family from its cells' per-round log ratios; a cell counts with at least 2."""
+    found = [(float(np.var(d, ddof=1)), len(d) - 1) for d in log_ratios if len(d) >= 2]
+    return fit_prior(*zip(*found)) if found else None
+
+
 def trigamma_inverse(y: float) -> float:
     """x with trigamma(x) = y, by Smyth's Newton iteration on 1 / trigamma (limma's trigammaInverse)."""
     if y > 1e7:

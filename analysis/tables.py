@@ -14,7 +14,7 @@ import pandas as pd
 
 from analysis.load import Run
 from analysis.metrics import METRICS, StudyTable, ordered_frameworks
-from analysis.moderated import Prior, fit_prior
+from analysis.moderated import Prior, prior_of
 from analysis.paired import paired
 from analysis.stats import compare, interval, ratio_of_means
 from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_state, usable
@@ -92,13 +92,12 @@ def compare_cells(run: Run, cells: list[tuple[dict, pd.DataFrame, pd.DataFrame]]
 def family_priors(cells) -> dict:
     """(api, metric) -> the prior its paired cells' spreads give (None: too few cells to fit one).
     A cell counts with at least 2 pairs and no bound, as analysis.paired judges it."""
-    spreads = {}
+    log_ratios = {}
     for key, a, b in cells:
         both, bound = pairs(a, b, key["metric"])
-        d = np.log(both["a"] / both["b"])
-        if not bound and len(d) >= 2:
-            spreads.setdefault((key["api"], key["metric"]), []).append((float(d.var(ddof=1)), len(d) - 1))
-    return {family: fit_prior(*zip(*found)) for family, found in spreads.items()}
+        if not bound:
+            log_ratios.setdefault((key["api"], key["metric"]), []).append(np.log(both["a"] / both["b"]).to_numpy())
+    return {family: prior_of(found) for family, found in log_ratios.items()}
 
 
 def values_of(items: pd.DataFrame, metric: str) -> tuple[pd.Series, pd.Series]:

@@ -1,5 +1,6 @@
 """The other load generator's ratio beside the run's own (crosscheck.csv, collect/extra_passes.py):
-cases 1, 13 and 18 of each API, every arm, in interleaved rounds at the case's concurrency, measured
+the profile's cross-check cases (1, 13 and 18; the quick profile's 1 and 18) of each API, every arm,
+in interleaved rounds at the case's concurrency, measured
 again by the other load generator (JMeter when wrk measured the run, wrk when JMeter did). From
 schema 4 its rows are whole items, judged by the same checks: only rounds whose throughput is valid
 for both arms give a ratio. Where the two generators' valid ratios differ, the one with less

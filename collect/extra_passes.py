@@ -1,8 +1,9 @@
 """What a run measures after its rounds, each pass resumable item by item:
 
-- **the cross-check** (crosscheck.csv, items under crosscheck/): cases 1, 13 and 18 of each API in
-  the run, every arm, in as many interleaved rounds as the run has (at most the profile's
-  `crosscheck_rounds`), measured again by the other load
+- **the cross-check** (crosscheck.csv, items under crosscheck/): the profile's `crosscheck_cases`
+  (cases 1, 13 and 18; the quick profile's 1 and 18) of each API in the run, every arm, in as many
+  interleaved rounds as the run has (at most the profile's `crosscheck_rounds`), measured again by
+  the other load
   generator (JMeter when wrk measured the run, wrk when JMeter did) through the same batches,
   windows and checks, on the apps that served the run; its rows are whole items in summary.csv's
   columns. Where the two generators' ratios differ, the one with less headroom set its ratio.
@@ -25,7 +26,6 @@ from benchlib import wrk
 from collect import ceiling
 from collect.order import order
 
-CROSSCHECK_CASES = (1, 13, 18)
 CROSSCHECK_DIR = "crosscheck"
 # What a pass's measurement costs beyond its seconds of load (the load generator's start and end, a
 # fresh app's start-up), for the run's time budget.
@@ -73,7 +73,7 @@ def estimate_s(run) -> float:
 
 def crosscheck_s(run) -> float:
     p = run.context.profile
-    return len(todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, p.crosscheck_iterations())) \
+    return len(todo(run, run.context.dir / CROSSCHECK, p.crosscheck_cases, p.crosscheck_iterations())) \
         * (p.longest() + OVERHEAD_S["crosscheck"]) if p.crosscheck else 0
 
 
@@ -86,22 +86,24 @@ def memory_s(run) -> float:
 def crosscheck(run, progress) -> None:
     """The cross-check's items, a round per batch, into crosscheck/ and crosscheck.csv, after the
     other load generator's ceiling (measured here if the run has none for it)."""
-    rounds = run.context.profile.crosscheck_iterations()
-    items = todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, rounds) if run.context.profile.crosscheck else []
+    profile = run.context.profile
+    cases, rounds = profile.crosscheck_cases, profile.crosscheck_iterations()
+    items = todo(run, run.context.dir / CROSSCHECK, cases, rounds) if profile.crosscheck else []
     if not items:
         return
     loadgen = other_loadgen(run)
     progress.total += len(items)
-    progress.note(f"cross-check: {len(items)} measurements with {loadgen} (cases "
-                  f"{', '.join(map(str, CROSSCHECK_CASES))}) …")
+    progress.note(f"cross-check: {len(items)} measurements with {loadgen} (cases {', '.join(map(str, cases))}) …")
     with run.measuring_into(run.context.dir / CROSSCHECK_DIR, run.context.dir / CROSSCHECK, loadgen):
         for item in items:
             run.files.set_aside(item)  # an attempt cut short by an interruption
-        run.ceilings[loadgen] = ceiling.measure(run, loadgen, run.thread_counts(), progress)
+        # Its ceiling at the thread counts it measures: each costs the other generator an attempt.
+        threads = sorted({profile.threads(i["requests"]) for i in items})
+        run.ceilings[loadgen] = ceiling.measure(run, loadgen, threads, progress)
         while items:
             batch = [i for i in items if i["iteration"] == items[0]["iteration"]]
             run.run_batch(batch, progress)
-            items = todo(run, run.context.dir / CROSSCHECK, CROSSCHECK_CASES, rounds)
+            items = todo(run, run.context.dir / CROSSCHECK, cases, rounds)
 
 
 def memory(run, progress) -> None:

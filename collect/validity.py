@@ -215,8 +215,9 @@ def protocol(profile, remote_engines: bool) -> dict:
         "ceiling": "not measured: the load came from remote engines, each judged on its own CPU"
                    if remote_engines else "the load generator against an app's 404 at each thread count, "
                                           "repeated until two attempts agree, before and after the rounds",
-        "crosscheck": f"the other load generator on cases 1, 13 and 18, in {profile.crosscheck_iterations()} "
-                      "of the rounds, through the same windows and checks" if profile.crosscheck else None,
+        "crosscheck": f"the other load generator on cases {', '.join(map(str, profile.crosscheck_cases))}, in "
+                      f"{profile.crosscheck_iterations()} of the rounds, through the same windows and checks"
+                      if profile.crosscheck else None,
         "memory": f"each case on a fresh process under {profile.memory_s:g} s of wrk load (VmHWM), "
                   f"{profile.memory_rounds} per arm and case"
                   if profile.memory_s else "in-window RSS of the apps (restarted per case in this profile)",

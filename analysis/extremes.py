@@ -88,12 +88,12 @@ def cells(run: Run) -> pd.DataFrame:
         cells += [({"api": api, **dict(zip(CASE_COLUMNS, case)), "metric": metric}, a, b) for metric in (MIN, MAX)
                   if not (a.empty or b.empty or a[metric].isna().all() or b[metric].isna().all())]
     # A minimum under the resolution is not judged, so its spread (of the rounding) moderates no other.
-    tiny = [key["metric"] == MIN and min(a[MIN].min(), b[MIN].min()) < RESOLUTION_MS for key, a, b in cells]
-    judged = iter(compare_cells(run, [c for c, t in zip(cells, tiny) if not t], STUDY_PAIR))
+    smallest = [min(a[MIN].min(), b[MIN].min()) if key["metric"] == MIN else math.inf for key, a, b in cells]
+    judged = iter(compare_cells(run, [c for c, low in zip(cells, smallest) if low >= RESOLUTION_MS], STUDY_PAIR))
     records = []
-    for (key, a, b), under in zip(cells, tiny):
-        found = under_resolution(compare_metric(run, a, b, MIN, STUDY_PAIR), min(a[MIN].min(), b[MIN].min())) \
-            if under else next(judged)
+    for (key, a, b), low in zip(cells, smallest):
+        found = next(judged) if low >= RESOLUTION_MS else \
+            under_resolution(compare_metric(run, a, b, MIN, STUDY_PAIR), low)
         records.append({**key, **found, f"{a_name}_mean": found["a_mean"], f"{b_name}_mean": found["b_mean"],
                         f"{a_name}_n": found["a_n"], f"{b_name}_n": found["b_n"]})
     return pd.DataFrame.from_records(records, columns=SIGNIFICANCE_COLUMNS)

@@ -83,18 +83,21 @@ def compare_arms(run: Run, a_name: str, b_name: str) -> pd.DataFrame:
 def compare_cells(run: Run, cells: list[tuple[dict, pd.DataFrame, pd.DataFrame]], arms: tuple[str, str]) -> list[dict]:
     """compare_metric of each cell (its key with `api` and `metric`, arm a's items, arm b's). In a
     paired run the cells of one API and metric are a family whose spreads moderate each other's
-    (analysis.moderated)."""
-    priors = family_priors(cells) if run.manifest.paired else {}
-    return [compare_metric(run, a, b, key["metric"], arms, priors.get((key["api"], key["metric"])))
-            for key, a, b in cells]
+    (analysis.moderated); each cell's pairs are matched once, for its family and for itself."""
+    if not run.manifest.paired:
+        return [compare_metric(run, a, b, key["metric"], arms) for key, a, b in cells]
+    matched = [pairs(a, b, key["metric"]) for key, a, b in cells]
+    priors = family_priors([key for key, _, _ in cells], matched)
+    return [compare_metric(run, a, b, key["metric"], arms, priors.get((key["api"], key["metric"])), found)
+            for (key, a, b), found in zip(cells, matched)]
 
 
-def family_priors(cells) -> dict:
-    """(api, metric) -> the prior its paired cells' spreads give (None: too few cells to fit one).
-    A cell counts with at least 2 pairs and no bound, as analysis.paired judges it."""
+def family_priors(keys: list[dict], matched: list[tuple[pd.DataFrame, str]]) -> dict:
+    """(api, metric) -> the prior its paired cells' spreads give (None: too few cells to fit one),
+    from each cell's key and its pairs (pairs()). A cell counts with at least 2 pairs and no bound,
+    as analysis.paired judges it."""
     log_ratios = {}
-    for key, a, b in cells:
-        both, bound = pairs(a, b, key["metric"])
+    for key, (both, bound) in zip(keys, matched):
         if not bound:
             log_ratios.setdefault((key["api"], key["metric"]), []).append(np.log(both["a"] / both["b"]).to_numpy())
     return {family: prior_of(found) for family, found in log_ratios.items()}
@@ -118,16 +121,16 @@ def pairs(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, 
 
 
 def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms: tuple[str, str],
-                   prior: Prior | None = None) -> dict:
+                   prior: Prior | None = None, matched: tuple[pd.DataFrame, str] | None = None) -> dict:
     """One metric of two arms' usable items in one cell (validity.judged's columns), a over b:
     paired by round in a paired run (every arm of a slot runs in each round; the rounds where both
-    have a value of the metric make the pairs; `prior` moderates its spread), as independent groups
-    otherwise. Where a value it uses is a bound, the ratio is one too (`bound`: >=, <= or both) and
-    is neither tested nor judged."""
+    have a value of the metric make the pairs, `matched` when the caller has them already; `prior`
+    moderates its spread), as independent groups otherwise. Where a value it uses is a bound, the
+    ratio is one too (`bound`: >=, <= or both) and is neither tested nor judged."""
     (va, state_a), (vb, state_b) = values_of(a, metric), values_of(b, metric)
     names = [run.display_name(arm) for arm in arms]
     if run.manifest.paired:
-        both, bound = pairs(a, b, metric)
+        both, bound = matched or pairs(a, b, metric)
         pairs_n = len(both)
         if not bound:
             p = paired(both["a"], both["b"], run.manifest.extra_rounds, prior)

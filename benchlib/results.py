@@ -91,7 +91,7 @@ VALIDITY_FIELDS = (
     "spanning",            # requests in flight over the whole window (started before, ended after)
     "littles_ratio",       # throughput x mean response time / threads (1 in a closed loop)
     "trend_pct",           # throughput's change over the window, % of its mean (least squares)
-    "trend_p",             # the p-value of that slope
+    "trend_p",             # the p-value of that slope (collect/validity.py WANDER_T_SCALE)
     "spread_cv",           # coefficient of variation of the throughput in the window's bins
     "machine_cpu_pct",     # app + database + load generator CPU, % of all cores
     "loadgen_share_pct",   # the load generator's CPU, % of all cores

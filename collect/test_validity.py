@@ -54,6 +54,19 @@ def test_a_trend_or_a_scatter_beyond_counting_noise_is_not_steady_state():
     assert noisy_but_flat["validity"] == "valid"
 
 
+def test_the_servers_own_wander_is_steady_state_and_a_drift_beyond_it_is_not():
+    # Two windows of ASP.NET Core's GraphQL items in one default run (20261127-165609-quick): case 5
+    # rises 24 % the way a steady server wanders within 3 s (least squares on independent bins said
+    # p 0.008), case 14 falls 60 %, beyond anything steady windows showed.
+    wanders = [1166.667, 1203.333, 1256.667, 1110.0, 1180.0, 1143.333, 1243.333, 1410.0, 1416.667, 1503.333]
+    drifts = [2370.0, 2443.333, 1973.333, 2330.0, 2013.333, 1840.0, 1526.667, 1650.0, 1390.0, 1343.333]
+    steady = check(summary(bin_rps=wanders))
+    assert steady["validity"] == "valid" and steady["trend_pct"] == 24.41 and steady["trend_p"] > validity.TREND_ALPHA
+    falling = check(summary(bin_rps=drifts))
+    assert falling["validity"] == "invalid" and falling["trend_pct"] == -60.13
+    assert "changed -60 %" in falling["validity_reasons"]
+
+
 def test_near_its_ceiling_saturated_or_holding_the_connections_the_load_generator_bounds_every_metric():
     near = check(ceiling=1100.0)
     assert (near["validity"], near["latency_validity"]) == ("bound", "bound")

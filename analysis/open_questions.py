@@ -11,7 +11,7 @@ claims) or an interaction, TOST's 90 % interval for a band, each cell's simultan
 peak. The claim is decided at the fewest rounds at which its share rule, applied to the cells
 decided by then, says reproduced or not reproduced; for an "all" claim a cell outside its refutation band
 decides it once that cell's simultaneous interval (analysis.verdicts.simultaneous_confidence)
-clears that band's edge. If it never does (a ratio on an edge), no number of rounds decides it at
+clears that band's edge, or once the cells' average does (average_rounds). If it never does (a ratio on an edge), no number of rounds decides it at
 these ratios. A scope cell that is a bound, or had no usable round, or whose metric its verdict
 left out, is no question of rounds: no number of rounds on this machine, after the rounds at
 which the judged cells alone would decide the claim where they can (analysis.verdicts.
@@ -30,8 +30,8 @@ from analysis.claims import ALL, AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Inte
 from analysis.memory import NOTE as FRESH_PROCESS
 from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, borrowed_df, count_text, rounds_to_clear
 from analysis.stats import ALPHA, known
-from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, UNJUDGED, Verdict, band_outcome, refutation_band, \
-    share_verdict, simultaneous_confidence
+from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, UNJUDGED, Verdict, average_confidence, averaged, \
+    band_outcome, design_effect, refutation_band, share_verdict, simultaneous_confidence
 
 NOT_DECIDED = "no number of rounds decides it at these ratios"
 # A rounds_needed that is a number of rounds, alone or before what else it says ("7 on its judged cells; else …").
@@ -152,10 +152,38 @@ def all_rounds(claim, part: pd.DataFrame, total: int, reproducible: bool = True)
     those rounds."""
     confidence = simultaneous_confidence(claim, total)
     decisions = [cell_rounds(claim, row, confidence) for _, row in part.iterrows()]
-    refute = [n for n, outcome in decisions if outcome == OPPOSE and n is not None]
+    refute = [n for n, outcome in decisions if outcome == OPPOSE and n is not None] + [
+        n for n in (average_rounds(claim, part),) if n is not None]
     agree = [n for n, outcome in decisions if outcome == AGREE]
     reproduce = max(agree) if reproducible and len(agree) == len(decisions) and None not in agree else None
     return min([n for n in (*refute, reproduce) if n is not None], default=None)
+
+
+def average_rounds(claim, part: pd.DataFrame) -> int | None:
+    """The fewest rounds at which an "all" claim's cells' average (analysis.verdicts.average_of)
+    refutes it, the cells keeping their ratios and spreads: the geometric mean outside the
+    refutation band and not on the claimed side, its interval clearing the band's nearest edge. Its
+    spread per round is the cells' over k, times the design effect of their correlation within a
+    round; it borrows the degrees of freedom its largest cell does."""
+    if not averaged(claim):
+        return None
+    usable = part[(part["ratio"] > 0) & column_known(part, "spread") & column_known(part, "df")]
+    if len(usable) < 2:
+        return None
+    ratio = math.exp(np.log(usable["ratio"].astype(float)).mean())
+    refutes = band_outcome(refutation_band(claim.test), ratio, ratio) == OPPOSE and \
+        band_outcome(claim.test.band(), ratio, ratio) != AGREE
+    if not refutes:
+        return None
+    distance = min(abs(math.log(ratio / e)) for e in refutation_band(claim.test) if 0 < e < math.inf)
+    spread = math.sqrt((usable["spread"].astype(float) ** 2).sum() * design_effect(len(usable))) / len(usable)
+    now = min(rounds_now(row) for _, row in usable.iterrows())
+    borrowed = max(borrowed_df(row["df"], rounds_now(row)) for _, row in usable.iterrows())
+    return rounds_to_clear(distance, spread, average_confidence(claim), now + 1, borrowed)
+
+
+def column_known(part: pd.DataFrame, name: str) -> pd.Series:
+    return part[name].map(known) if name in part else pd.Series(False, index=part.index)
 
 
 def peak_rounds(claim, part: pd.DataFrame) -> int | None:

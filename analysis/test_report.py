@@ -58,10 +58,13 @@ def test_verdicts_sit_beside_the_studys_own_data(report):
     row = verdicts.loc["graphql-time-express-similar-or-better"]
     assert row["study_own_data"] == "not supported" and "case 4 (0.82)" in row["study_own_data_detail"]
     assert row["test"] == "non-inferiority, margin 10 %: A/E > 0.909"
-    # the fixture's GraphQL case 1: ASP.NET Core 6.3-7.4 ms against Express.js 10.4-11.4 ms, far
-    # enough below 0.909 to refute an "all" claim whatever its 16 cells the fixture lacks would say
-    assert row["verdict"] == "not reproduced" and row["oppose"] == 1 and row["judged_cells"] == 2
-    assert "decided on the judged cells" in row["explanation"]
+    # the fixture's GraphQL case 1: ASP.NET Core 6.3-7.4 ms against Express.js 10.4-11.4 ms, below
+    # 0.909 at its own level but not at the simultaneous level of the claim's 18 cells (alpha / 2
+    # over 18: the other half is the cells' average's, and case 14's 2.09 keeps that inside): open,
+    # and it says which cells the fixture lacks
+    assert row["verdict"] == "inconclusive" and row["oppose"] == 1 and row["judged_cells"] == 2
+    assert "opposite (at its own level, not the simultaneous one): case 1 (A/E 0.62" in row["explanation"]
+    assert "cases 2-13, 15-17 (not in this run)" in row["explanation"]
     text = (report / "report.md").read_text()
     assert "## Do the study's own tables support its claims?" in text
     assert "the winner follows the rows, not the concurrency" in text

@@ -68,10 +68,11 @@ def test_a_cell_pointing_the_other_way_decides_an_all_claim_once_its_simultaneou
     ratios = {(14, TIME): 1.3, (15, TIME): 1.3, (17, TIME): 1.3, (18, TIME): 0.85}
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2))
     assert v.verdict == INCONCLUSIVE
-    # Case 18 refutes "Express.js lower" once its interval at 1 - 0.10 / 4 lies under 1.1: a
+    # Case 18 refutes "Express.js lower" once its interval at 1 - 0.05 / 4 (half of alpha: the
+    # other half is the cells' average's, here 1.15, on the claimed side) lies under 1.1: a
     # difference the claim's way, if any, smaller than the 10 % the report calls similar.
-    refuted = by_hand(math.log(1.1 / 0.85), 0.2, 0.975, 4)
-    assert open_questions.for_verdict(v) == str(refuted) == "7"
+    refuted = by_hand(math.log(1.1 / 0.85), 0.2, 0.9875, 4)
+    assert open_questions.for_verdict(v) == str(refuted) == "8"
     assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2, rounds=refuted)).verdict == NOT_REPRODUCED
 
 
@@ -81,7 +82,7 @@ def test_a_cell_no_round_judges_leaves_an_all_claim_to_be_refuted_on_its_judged_
     ratios = {(14, TIME): 1.3, (15, TIME): 1.3, (17, TIME): 0.85}
     gone = {("graphql", 18): "no usable round: Express.js invalid in 3 of 3 rounds (steady_state 3x)"}
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.2), gone)
-    refuted = by_hand(math.log(1.1 / 0.85), 0.2, 0.975, 4)
+    refuted = by_hand(math.log(1.1 / 0.85), 0.2, 0.9875, 4)
     assert v.verdict == INCONCLUSIVE
     assert open_questions.for_verdict(v) == \
         f"{refuted} on its judged cells; else {NO_ROUNDS}: 1 cell with no usable round"
@@ -95,10 +96,13 @@ def test_a_cell_no_round_judges_leaves_an_all_claim_to_be_refuted_on_its_judged_
 
 def test_a_claimed_difference_where_there_is_none_is_decided_by_enough_rounds():
     # Ratios of 1: no interval around them ever clears 1, but one narrower than ±10 % says the
-    # difference the claim names is not there.
+    # difference the claim names is not there. The four cells' average (spread 0.1 / 2 per round,
+    # times the design effect of their correlation within a round) gets there first, at 95 %
+    # (alpha / 2 in its one tail), long before any cell at 1 - 0.05 / 4.
     ratios = {(case, TIME): 1.0 for case in (14, 15, 17, 18)}
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.1))
-    n = by_hand(math.log(1.1), 0.1, 0.975, 4)
+    n = by_hand(math.log(1.1), 0.1 * math.sqrt(1 + 3 * 0.07) / 2, 0.95, 4)
+    assert n < by_hand(math.log(1.1), 0.1, 0.9875, 4)
     assert v.verdict == INCONCLUSIVE and open_questions.for_verdict(v) == str(n)
     assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.1, rounds=n)).verdict == NOT_REPRODUCED
     assert judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, ratios, 0.1, rounds=n - 1)).verdict == INCONCLUSIVE

@@ -9,9 +9,10 @@ analysis.verdicts.refutation_band): the 95 % interval for a direction (edges 1 a
 1/1.1; the Benjamini-Hochberg adjustment is left out, so the number is a lower bound for such
 claims) or an interaction, TOST's 90 % interval for a band, each cell's simultaneous interval for a
 peak. The claim is decided at the fewest rounds at which its share rule, applied to the cells
-decided by then, says reproduced or not reproduced; for an "all" claim a cell outside its refutation band
-decides it once that cell's simultaneous interval (analysis.verdicts.simultaneous_confidence)
-clears that band's edge, or once the cells' average does (average_rounds). If it never does (a ratio on an edge), no number of rounds decides it at
+decided by then, says reproduced or not reproduced; for an "all" claim a cell outside its
+refutation band decides it once that cell's simultaneous interval
+(analysis.verdicts.simultaneous_confidence) clears that band's edge, or once the cells' average
+does (average_rounds). If it never does (a ratio on an edge), no number of rounds decides it at
 these ratios. A scope cell that is a bound, or had no usable round, or whose metric its verdict
 left out, is no question of rounds: no number of rounds on this machine, after the rounds at
 which the judged cells alone would decide the claim where they can (analysis.verdicts.

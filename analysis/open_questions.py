@@ -32,7 +32,7 @@ from analysis.memory import NOTE as FRESH_PROCESS
 from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, borrowed_df, count_text, rounds_to_clear
 from analysis.stats import ALPHA, known
 from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, UNJUDGED, Verdict, average_confidence, averaged, \
-    band_outcome, design_effect, refutation_band, share_verdict, simultaneous_confidence
+    band_outcome, column, design_effect, geometric_mean, refutation_band, share_verdict, simultaneous_confidence
 
 NOT_DECIDED = "no number of rounds decides it at these ratios"
 # A rounds_needed that is a number of rounds, alone or before what else it says ("7 on its judged cells; else …").
@@ -168,10 +168,10 @@ def average_rounds(claim, part: pd.DataFrame) -> int | None:
     round; it borrows the degrees of freedom its largest cell does."""
     if not averaged(claim):
         return None
-    usable = part[(part["ratio"] > 0) & column_known(part, "spread") & column_known(part, "df")]
+    usable = part[(part["ratio"] > 0) & column(part, "spread").map(known) & column(part, "df").map(known)]
     if len(usable) < 2:
         return None
-    ratio = math.exp(np.log(usable["ratio"].astype(float)).mean())
+    ratio = geometric_mean(usable["ratio"])
     refutes = band_outcome(refutation_band(claim.test), ratio, ratio) == OPPOSE and \
         band_outcome(claim.test.band(), ratio, ratio) != AGREE
     if not refutes:
@@ -181,10 +181,6 @@ def average_rounds(claim, part: pd.DataFrame) -> int | None:
     now = min(rounds_now(row) for _, row in usable.iterrows())
     borrowed = max(borrowed_df(row["df"], rounds_now(row)) for _, row in usable.iterrows())
     return rounds_to_clear(distance, spread, average_confidence(claim), now + 1, borrowed)
-
-
-def column_known(part: pd.DataFrame, name: str) -> pd.Series:
-    return part[name].map(known) if name in part else pd.Series(False, index=part.index)
 
 
 def peak_rounds(claim, part: pd.DataFrame) -> int | None:

@@ -394,6 +394,10 @@ class Average:
     refutes: bool
 
 
+def geometric_mean(ratios: pd.Series) -> float:
+    return math.exp(np.log(ratios.astype(float)).mean())
+
+
 def average_of(claim: Claim, part: pd.DataFrame) -> Average | None:
     """The judged cells' geometric mean ratio with its interval, and whether it refutes the claim:
     the interval lies wholly outside the refutation band and not on the claimed side (an average
@@ -410,7 +414,7 @@ def average_of(claim: Claim, part: pd.DataFrame) -> Average | None:
     variances, dfs = usable["log_se"].astype(float) ** 2, usable["df"].astype(float)
     shares = (variances ** 2 / dfs).sum()
     df = min(variances.sum() ** 2 / shares if shares > 0 else math.inf, dfs.max())
-    ratio = math.exp(np.log(usable["ratio"].astype(float)).mean())
+    ratio = geometric_mean(usable["ratio"])
     log_se = math.sqrt(variances.sum() * design_effect(len(usable))) / len(usable)
     low, high = interval_of(ratio, log_se, df, average_confidence(claim))
     refutes = (band_outcome(refutation_band(claim.test), low, high) == OPPOSE

@@ -10,6 +10,7 @@ import pandas as pd
 
 from analysis.load import Run, run_table
 from analysis.paired import paired
+from analysis.validity import check_names
 from benchlib.results import CROSSCHECK, CROSSCHECK_V3_COLUMNS, SUMMARY_COLUMNS
 
 NAMES = {"wrk": "wrk", "jmeter": "JMeter"}
@@ -59,3 +60,46 @@ def agree(main: float | None, other: float | None) -> bool | None:
     if main is None or other is None or pd.isna(main) or pd.isna(other):
         return None
     return bool(abs(np.log(main / other)) <= np.log(AGREEMENT))
+
+
+def headroom(run: Run, main_tool: str) -> str:
+    """Why the cross-check's cells have few or no ratios: per load generator whose items were not all
+    valid, what its own checks said and the CPU figures behind them ("" before schema 4, whose rows
+    carry no checks)."""
+    found, _ = rows(run)
+    if found is None or run.manifest.schema_version < 4:
+        return ""
+    return " ".join(text for tool, items in found.groupby("tool")
+                    if (text := checked(NAMES.get(tool, tool), items, main_tool)))
+
+
+def checked(name: str, items: pd.DataFrame, main_tool: str) -> str:
+    """One paragraph on one load generator's cross-check items (summary.csv's columns): how many its
+    checks passed, its CPU per request against the servers' and its share of the machine, and, when
+    most were bound, that its ratio cannot check `main_tool`'s here."""
+    counts = items["validity"].value_counts()
+    if counts.get("valid", 0) == len(items):
+        return ""
+    own = items["loadgen_cpu_ms_per_req"].dropna()
+    server = (items["app_cpu_ms_per_req"] + items["db_cpu_ms_per_req"]).dropna()
+    share = items["loadgen_share_pct"].dropna()
+    text = (f"{name}'s items in the cross-check: {counts.get('valid', 0)} of {len(items)} valid, "
+            f"{counts.get('bound', 0)} bound, {counts.get('invalid', 0)} invalid by its own checks.")
+    if not own.empty and not server.empty:
+        text += (f" It spent {own.min():.2f}-{own.max():.2f} ms of CPU per request (median {own.median():.2f}) "
+                 f"where the servers spent {server.min():.2f}-{server.max():.2f} (median {server.median():.2f}, "
+                 "app and database)")
+        text += (f", and held {share.min():.0f}-{share.max():.0f} % of the machine (median {share.median():.0f} %)."
+                 if not share.empty else ".")
+    bound = [check_names(r) for r in items.loc[items["validity"] == "bound", "validity_reasons"]]
+    if bound:
+        held = sum("loadgen_share" in names for names in bound)
+        waited = sum("underloaded" in names for names in bound)
+        text += (f" Of its bound items, {held} held too large a share of a busy machine and in {waited} the "
+                 "connections waited in it (fewer than half of them in flight at the servers).")
+    if counts.get("bound", 0) > len(items) / 2:
+        text += (f" With most of its items bound, its ratio cannot check {main_tool}'s here: it needs enough "
+                 "cores the servers do not share"
+                 + (", as remote engines on other machines give it (`./testbed run --engines`)."
+                    if name == "JMeter" else ": a machine with more of them."))
+    return text

@@ -171,6 +171,8 @@ def crosscheck_table(doc: Doc, run: Run, answers: pd.DataFrame, tabs: Path) -> N
     doc.table(pd.DataFrame(rows), f"Throughput A/E from {main_name} beside the other load generator at the same "
                                   "concurrency (crosscheck.csv), each over the rounds its own checks passed: where "
                                   "the two differ, the one with less headroom set its ratio")
+    if why_few := crosscheck.headroom(run, main_name):
+        doc.para(why_few)
 
 
 def memory_table(doc: Doc, run: Run, tabs: Path) -> None:

@@ -124,22 +124,23 @@ PROFILES = {
                                 "-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"}),
     # 3 rounds is the least that gives a paired interval and a test that can reach p < 0.05. The
     # windows are as short as the checks allow so that the whole run, its ceiling, cross-check and
-    # memory pass included, stays within 40 minutes on 2 cores: 216 items of 3 + 3 s take about 22
-    # minutes there (with 2-4 + 4 s they took 31, and the run 50). collect/README.md, "Time".
-    # Every item has the same 3 s of load before its window, whichever framework: with a 1 s ramp-up
-    # and a warm-up of 1 s or until every connection was served, ASP.NET Core's windows opened after
-    # 2 s (it serves every connection at once) and Express.js's mostly after 4 (the 3 s cap), while
-    # both still rise for about 3 s after the run switches cells: ASP.NET Core's windows rose +3.8 %
-    # on average (424 items of four default runs), Express.js's -1.3 % after the cap and +3.6 % after
-    # a short warm-up, so the A/E ratios carried part of ASP.NET Core's rise against it.
+    # memory pass included, stays within 40 minutes on 2 cores: 216 items of 1 + 2 + 3 s take about
+    # 23 minutes there (with 2-4 + 4 s they took 31, and the run 50). collect/README.md, "Time".
+    # Every item has the same 3 s of load before its window, whichever framework: with a warm-up of
+    # 1 s or until every connection was served (at most 3), ASP.NET Core's windows opened after 2 s
+    # (it serves every connection at once) and Express.js's mostly after 4, while both still rise
+    # for about 3 s after the run switches cells: ASP.NET Core's windows rose +3.8 % on average (424
+    # items of four default runs), Express.js's -1.3 % after the cap and +3.6 % after a short
+    # warm-up, so the A/E ratios carried part of ASP.NET Core's rise against it. The ramp-up stays:
+    # without it wrk sets up all its threads before the warm-up starts, 0.75 s more per item.
     # Two fresh processes per memory cell give its ratio a spread (one gave none, so no memory claim
     # could be judged); they cost 3.7 minutes. The cross-check makes room: 2 of the 3 rounds, and
     # cases 1 and 18 without 13, where JMeter's throughput was valid in 5 of 44 items over four
     # default runs (case 1: 9, case 18: 14); 36 JMeter items and their ceiling took 7.5 minutes.
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
-        iterations=3, rampup_s=0, warmup_s=3, duration_s=3, thread_cap=None, restart="run",
-        warmup_cap_s=3, crosscheck=True, crosscheck_cases=(1, 18), crosscheck_rounds=2, memory_s=2,
+        iterations=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="run",
+        warmup_cap_s=2, crosscheck=True, crosscheck_cases=(1, 18), crosscheck_rounds=2, memory_s=2,
         memory_rounds=2, budget_s=37 * 60),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",

@@ -34,6 +34,7 @@ of false discoveries among them at or below 5 %, whether the cells are independe
 correlated (Benjamini and Yekutieli 2001), as cells measured in the same rounds are.
 """
 import math
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -42,6 +43,8 @@ from scipy import stats
 
 ALPHA = 0.05
 CONFIDENCE = 0.95
+# exp of anything above this is beyond a float's range.
+LOG_FLOAT_MAX = math.log(sys.float_info.max)
 
 
 @dataclass(frozen=True)
@@ -129,11 +132,18 @@ class Ratio:
 
 
 def interval_of(value, log_se, df, confidence: float):
-    """The two-sided t interval of a ratio at `confidence`, from its log-scale standard error."""
+    """The two-sided t interval of a ratio at `confidence`, from its log-scale standard error.
+    Formed on the log scale: a ratio of two minima near zero (1e-43) with a wide spread has a bound
+    beyond what exp alone can hold, though the bound itself is a float."""
     if not known(log_se) or not known(df) or not value > 0:
         return None, None
     half = stats.t.ppf((1 + confidence) / 2, df) * log_se
-    return value * math.exp(-half), value * math.exp(half)
+    centre = math.log(value)
+    return exp_or_inf(centre - half), exp_or_inf(centre + half)
+
+
+def exp_or_inf(x: float) -> float:
+    return math.exp(x) if x < LOG_FLOAT_MAX else math.inf
 
 
 def known(x) -> bool:

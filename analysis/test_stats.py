@@ -6,8 +6,8 @@ from scipy import stats as scipy_stats
 import numpy as np
 import pandas as pd
 
-from analysis.stats import Ratio, adjust_family, benjamini_hochberg, compare, interval, mwu_can_reach_alpha, \
-    ratio_of_means, tost_p
+from analysis.stats import Ratio, adjust_family, benjamini_hochberg, compare, interval, interval_of, \
+    mwu_can_reach_alpha, ratio_of_means, tost_p
 
 
 def test_interval_is_the_t_interval_of_the_mean():
@@ -153,3 +153,11 @@ def test_adjustment_keeps_a_strong_cell_and_undoes_a_chance_one():
     assert adjusted["result"][1] == "not significant after adjustment (p=0.04, q=0.2)"
     # outside the family: untouched, no q
     assert adjusted["significant"][10] and math.isnan(adjusted["q"][10])
+
+
+def test_a_ratio_of_two_minima_near_zero_keeps_its_interval_on_the_log_scale():
+    # Run 20261127-225723-quick: an expected minimum of 1e-43 ms against one of about 1 ms, one
+    # degree of freedom and a log spread of 56; value x exp(half) overflowed and the report failed.
+    low, high = interval_of(1.2812564645574313e-43, 55.88153769334455, 1, 0.95)
+    assert low == 0.0 and math.isclose(math.log(high), math.log(1.2812564645574313e-43) + 710.0422589, rel_tol=1e-6)
+    assert interval_of(1.0, 60.0, 1, 0.95) == (0.0, math.inf)  # a bound beyond any float

@@ -30,9 +30,9 @@ from analysis import scope
 from analysis.claims import ALL, AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Interaction
 from analysis.memory import NOTE as FRESH_PROCESS
 from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, borrowed_df, count_text, rounds_to_clear
-from analysis.stats import ALPHA, known
+from analysis.stats import ALPHA, geometric_mean, known
 from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, UNJUDGED, Verdict, average_confidence, averaged, \
-    band_outcome, column, design_effect, geometric_mean, refutation_band, share_verdict, simultaneous_confidence
+    band_outcome, column, design_effect, refutation_band, share_verdict, simultaneous_confidence
 
 NOT_DECIDED = "no number of rounds decides it at these ratios"
 # A rounds_needed that is a number of rounds, alone or before what else it says ("7 on its judged cells; else …").

@@ -142,6 +142,11 @@ def interval_of(value, log_se, df, confidence: float):
     return exp_or_inf(centre - half), exp_or_inf(centre + half)
 
 
+def geometric_mean(ratios) -> float:
+    """The mean of ratios on the log scale, as every ratio of the report is formed."""
+    return math.exp(np.log(np.asarray(ratios, dtype=float)).mean())
+
+
 def exp_or_inf(x: float) -> float:
     return math.exp(x) if x < LOG_FLOAT_MAX else math.inf
 

@@ -7,7 +7,6 @@ with no interval and no test; a value the metric's verdict leaves out does not c
 (e.g. a saturated load generator) count too, but every table carries how many of a cell's iterations
 were flagged so readers can discount them.
 """
-import math
 
 import numpy as np
 import pandas as pd
@@ -16,7 +15,7 @@ from analysis.load import Run
 from analysis.metrics import METRICS, StudyTable, ordered_frameworks
 from analysis.moderated import Prior, prior_of
 from analysis.paired import paired
-from analysis.stats import compare, interval, ratio_of_means
+from analysis.stats import compare, geometric_mean, interval, ratio_of_means
 from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_state, usable
 from benchlib.cases import API_STYLES as APIS, STUDY_PAIR
 
@@ -135,7 +134,7 @@ def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms
         if not bound:
             p = paired(both["a"], both["b"], run.manifest.extra_rounds, prior)
             return cell(va, vb, p.comparison, p.ratio, p.n, names) | note(run, a, b, metric, arms, p.ratio.reason)
-        ratio = math.exp(float(np.log(both["a"] / both["b"]).mean()))
+        ratio = geometric_mean(both["a"] / both["b"])
     else:
         bound = bound_direction(bool(((state_a == BOUND) & va.notna()).any()),
                                 bool(((state_b == BOUND) & vb.notna()).any()))

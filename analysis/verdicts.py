@@ -90,7 +90,7 @@ from analysis import extremes, scope, tables
 from analysis.answer import METRICS_ANSWERED
 from analysis.load import Run
 from analysis.metrics import LITTLES_MEAN, METRICS, STUDY_TABLES
-from analysis.stats import ALPHA, CONFIDENCE, adjust_family, interval_of, known, tost_p
+from analysis.stats import ALPHA, CONFIDENCE, adjust_family, geometric_mean, interval_of, known, tost_p
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
 CANNOT_JUDGE_HERE = "cannot be judged here"
@@ -392,10 +392,6 @@ class Average:
     high: float
     cells: int
     refutes: bool
-
-
-def geometric_mean(ratios: pd.Series) -> float:
-    return math.exp(np.log(ratios.astype(float)).mean())
 
 
 def average_of(claim: Claim, part: pd.DataFrame) -> Average | None:

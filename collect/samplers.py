@@ -141,13 +141,13 @@ def sample_proc(targets: dict[str, int], out, t0: float, hz: float = 10.0) -> No
     trees = {role: tree for role, tree in trees.items() if tree.alive}
     interval = 1.0 / hz
     tick = time.monotonic()
-    previous = {}
+    read_at = {}  # role -> when its CPU time was last read (monotonic)
     machine = None
     try:
         while trees:
-            now = time.monotonic()
             wall = time.time() - t0
             busy, steal = machine_ticks()
+            now = time.monotonic()
             if machine:
                 elapsed = now - machine[0]
                 for role, used in (("machine", busy - machine[1]), ("steal", steal - machine[2])):
@@ -160,16 +160,19 @@ def sample_proc(targets: dict[str, int], out, t0: float, hz: float = 10.0) -> No
                     tree.close()
                     del trees[role]
                     continue
-                if role in previous:
-                    pct = used / TICKS / (now - previous[role]) * 100
+                # Each role's CPU over the time between its own reads, not between ticks: a sampler
+                # descheduled inside a tick (a loaded machine) reads a role late, and run 225723
+                # charged 0.11 s of CPU read that way to the 1 ms since the tick before (11,025 %).
+                now = time.monotonic()
+                if role in read_at:
+                    pct = used / TICKS / (now - read_at[role]) * 100
                     out.write(f"{wall:.3f},{role},{tree.root},{pct:.1f},{pages * PAGE_KB}\n")
-                previous[role] = now
-            tick += interval
-            delay = tick - time.monotonic()
-            if delay < 0:  # fell behind (a loaded machine): skip ticks rather than burst
-                tick = time.monotonic()
-            else:
-                time.sleep(delay)
+                read_at[role] = now
+            # The next tick on the schedule (missed ones skipped), and never sooner than half a tick
+            # after this one: /proc counts CPU time in 10 ms steps, so a sampler woken late that
+            # read again at once would turn one step into a rate of thousands of per cent.
+            tick = max(tick + interval, time.monotonic() + interval / 2)
+            time.sleep(max(0.0, tick - time.monotonic()))
     finally:
         out.flush()
 

@@ -1,6 +1,8 @@
 """The samplers against real processes: a busy loop, an idle sleeper and a launcher that forks java."""
 import csv
 import os
+import random
+import signal
 import subprocess
 import sys
 import time
@@ -183,3 +185,24 @@ def test_a_sampler_whose_starter_is_gone_stops_by_itself(tmp_path):
         time.sleep(0.2)
     assert not alive(orphan)
     assert (tmp_path / "proc.csv").read_text().startswith("t_s,")  # it ran, and flushed as it stopped
+
+
+def test_a_sampler_held_up_never_reports_more_cpu_than_the_process_could_use(processes, tmp_path):
+    # A loaded machine deschedules the sampler between its ticks and inside one: run 225723 read
+    # the app, database and wrk ~0.1 s after stamping a tick 1 ms after the one before, and wrote
+    # 11,025 % for the app. Stopping the sampler at random points does the same, more often.
+    busy, idle = processes
+    samplers = Samplers({"app": busy.pid, "db": idle.pid}, tmp_path, kinds=("proc",))
+    sampler, pauses = samplers.procs["proc"].pid, random.Random(7)
+    end = time.monotonic() + 4
+    while time.monotonic() < end:
+        time.sleep(pauses.uniform(0.0, 0.12))
+        os.kill(sampler, signal.SIGSTOP)
+        time.sleep(pauses.uniform(0.05, 0.25))
+        os.kill(sampler, signal.SIGCONT)
+    samplers.stop()
+    app = [r for r in rows(tmp_path / "proc.csv") if r["role"] == "app"]
+    ticks = [float(r["t_s"]) for r in app]
+    assert len(app) > 10 and min(b - a for a, b in zip(ticks, ticks[1:])) >= 0.045
+    # One process on one core: 100 %, give or take /proc's 10 ms steps over at least 50 ms.
+    assert max(float(r["cpu_pct"]) for r in app) <= 125

@@ -419,3 +419,25 @@ def test_a_direction_claim_reads_significance_after_the_adjustment():
     assert all(math.isclose(q, 0.2) for q in weak.part["q"])  # each p · 20 / its rank: 0.01 · 20 / 1, …
     strong = judge(EXPRESS_LOWER, family([0.001] * 4))
     assert strong.verdict == REPRODUCED and math.isclose(strong.part["q"].max(), 0.005)
+
+
+def test_a_mean_by_little_s_law_is_a_bound_where_its_throughput_is():
+    """Run 225723's REST case 1: ASP.NET Core's round 1 bound by the load generator, so the
+    throughput's ratio is a lower bound (at least 1.415) from all three rounds; the mean by
+    Little's law, which leaves that round out, had an interval from the other two, 0.73 [0.54,
+    0.97], and no q. It restates the throughput, so it reads as that bound: at most 1 / 1.415."""
+    claim = next(c for c in CLAIMS if c.id == "rest-one-row-aspnet-faster")
+    bound = "bound: ASP.NET Core load-generator bound"
+    throughput = {"api": "rest", "case": 1, "metric": "throughput_rps", "ratio": 1.4150, "ratio_low": None,
+                  "ratio_high": None, "log_se": None, "df": None, "p": None, "judged": False, "significant": False,
+                  "ratio_note": bound, "result": "not judged: ASP.NET Core load-generator bound", "bound": ">="}
+    little = {"api": "rest", "case": 1, "metric": TIME, "ratio": 0.7274, "ratio_low": 0.5433, "ratio_high": 0.9740,
+              "log_se": 0.1436, "df": 34.0, "p": 0.0335, "judged": True, "significant": True,
+              "ratio_note": "ASP.NET Core left out in 1 round (bound)", "result": "ASP.NET Core lower (p=0.0335)",
+              "bound": ""}
+    cells = with_q_of(adjust_family(pd.DataFrame([throughput, little]), Q_FAMILY), "throughput_rps")
+    mean = cells[cells["metric"] == TIME].iloc[0]
+    assert not mean["judged"] and mean["bound"] == "<=" and math.isclose(mean["ratio"], 1 / 1.415)
+    assert mean["ratio_note"] == bound and pd.isna(mean["ratio_low"])
+    v = judge(claim, cells[cells["metric"] == TIME])
+    assert v.counts["cannot be judged"] == 1 and "case 1 (bound: ASP.NET Core load-generator bound)" in v.explanation

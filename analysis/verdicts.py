@@ -129,14 +129,31 @@ def with_q_of(cells: pd.DataFrame, twin: str) -> pd.DataFrame:
     restates, and significance read off it, so that the family counts one hypothesis once. In a
     checked run that is the throughput: connections / throughput with the same connections in both
     arms makes the two log ratios each other's negatives, one test with one p. In an older run it is
-    the sample mean it then is (analysis.load.littles_mean_ms)."""
+    the sample mean it then is (analysis.load.littles_mean_ms). Where the twin is a bound (an arm's
+    round bound by the load generator), so is the mean, the other way: judged on the rounds left it
+    would answer, with an interval and no q, what the twin answers with a bound (run 225723's REST
+    case 1: 0.73 [0.54, 0.97] on two rounds, "not significant", beside a throughput of at least 1.41)."""
     cells = cells.copy()
-    twin_q = cells[cells["metric"] == twin].set_index(["api", "case"])["q"]
-    little = cells["metric"] == LITTLES_MEAN
-    cells.loc[little, "q"] = [twin_q.get((api, case), np.nan)
-                              for api, case in zip(cells.loc[little, "api"], cells.loc[little, "case"])]
+    little = cells.index[cells["metric"] == LITTLES_MEAN]
+    twins = cells[cells["metric"] == twin].drop_duplicates(["api", "case"]).set_index(["api", "case"]).reindex(
+        pd.MultiIndex.from_frame(cells.loc[little, ["api", "case"]])).set_axis(little)
+    cells.loc[little, "q"] = twins["q"]
     cells.loc[little, "significant"] = cells.loc[little, "q"] < ALPHA
+    if "bound" not in twins:
+        return cells
+    bound = little[twins["bound"].isin(INVERSE_BOUND)]
+    cells.loc[bound, ["ratio_low", "ratio_high", "log_se", "df", "p"]] = np.nan
+    cells.loc[bound, ["judged", "significant"]] = False
+    cells.loc[bound, "bound"] = twins.loc[bound, "bound"].map(INVERSE_BOUND)
+    cells.loc[bound, "ratio"] = 1 / twins.loc[bound, "ratio"]
+    for column in ("ratio_note", "result"):
+        if column in cells:
+            cells.loc[bound, column] = twins.loc[bound, column]
     return cells
+
+
+# A ratio's bound (analysis.validity.bound_direction) read for its reciprocal: connections / throughput.
+INVERSE_BOUND = {">=": "<=", "<=": ">=", "both": "both"}
 
 
 def test_name(claim: Claim) -> str:

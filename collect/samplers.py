@@ -163,11 +163,11 @@ def sample_proc(targets: dict[str, int], out, t0: float, hz: float = 10.0) -> No
                 # Each role's CPU over the time between its own reads, not between ticks: a sampler
                 # descheduled inside a tick (a loaded machine) reads a role late, and run 225723
                 # charged 0.11 s of CPU read that way to the 1 ms since the tick before (11,025 %).
-                now = time.monotonic()
+                read = time.monotonic()
                 if role in read_at:
-                    pct = used / TICKS / (now - read_at[role]) * 100
+                    pct = used / TICKS / (read - read_at[role]) * 100
                     out.write(f"{wall:.3f},{role},{tree.root},{pct:.1f},{pages * PAGE_KB}\n")
-                read_at[role] = now
+                read_at[role] = read
             # The next tick on the schedule (missed ones skipped), and never sooner than half a tick
             # after this one: /proc counts CPU time in 10 ms steps, so a sampler woken late that
             # read again at once would turn one step into a rate of thousands of per cent.

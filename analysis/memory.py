@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.load import Run, run_table
-from analysis.moderated import prior_of
 from analysis.paired import paired
+from benchlib.moderated import prior_of
 from benchlib.results import MEMORY, MEMORY_COLUMNS
 
 METRIC = "memory_hwm_mb"

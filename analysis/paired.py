@@ -43,8 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from analysis.moderated import Prior, posterior
 from analysis.stats import ALPHA, CONFIDENCE, Comparison, Ratio, interval_of
+from benchlib.moderated import Prior, posterior
 from benchlib.stopping import se_factor
 
 TEST = "paired t on log ratios"
@@ -70,7 +70,7 @@ def plural(n: int) -> str:
 def paired(a, b, widened: bool = False, prior: Prior | None = None) -> Paired:
     """a, b: one value per round, in the same order (a[i] and b[i] are a pair). `widened`: the run
     added rounds by the stopping rule (analysis.records.Manifest.extra_rounds). `prior`: the spread
-    of the cell's family (analysis.moderated), which its own spread is moderated towards."""
+    of the cell's family (benchlib.moderated), which its own spread is moderated towards."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     # A ratio needs both values, and a log needs them positive (an empty sampler, zero errors).
     keep = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)

@@ -4,7 +4,7 @@ inconclusive verdict.
 
 A cell's `spread` is the standard deviation of one round's log ratio (analysis.stats.Ratio.spread).
 With n rounds its standard error is spread / √n on n - 1 degrees of freedom, plus those a moderated
-cell borrows from its family (analysis.moderated: its degrees of freedom beyond its own pairs',
+cell borrows from its family (benchlib.moderated: its degrees of freedom beyond its own pairs',
 taken to stay as they are), and the ratio is taken to stay where it is. A test at confidence c
 decides the cell once its interval, exp(log r ± t((1 + c) / 2, n - 1 + borrowed) · spread / √n),
 clears the nearest edge that matters: for the answer, ±target

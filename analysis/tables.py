@@ -13,11 +13,11 @@ import pandas as pd
 
 from analysis.load import Run
 from analysis.metrics import METRICS, StudyTable, ordered_frameworks
-from analysis.moderated import Prior, prior_of
 from analysis.paired import paired
 from analysis.stats import compare, geometric_mean, interval, ratio_of_means
 from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_state, usable
 from benchlib.cases import API_STYLES as APIS, STUDY_PAIR
+from benchlib.moderated import Prior, prior_of
 
 CASE_COLUMNS = ["case", "requests", "rows", "joins"]
 
@@ -82,7 +82,7 @@ def compare_arms(run: Run, a_name: str, b_name: str) -> pd.DataFrame:
 def compare_cells(run: Run, cells: list[tuple[dict, pd.DataFrame, pd.DataFrame]], arms: tuple[str, str]) -> list[dict]:
     """compare_metric of each cell (its key with `api` and `metric`, arm a's items, arm b's). In a
     paired run the cells of one API and metric are a family whose spreads moderate each other's
-    (analysis.moderated); each cell's pairs are matched once, for its family and for itself."""
+    (benchlib.moderated); each cell's pairs are matched once, for its family and for itself."""
     if not run.manifest.paired:
         return [compare_metric(run, a, b, key["metric"], arms) for key, a, b in cells]
     matched = [pairs(a, b, key["metric"]) for key, a, b in cells]

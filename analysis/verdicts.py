@@ -420,7 +420,7 @@ def average_of(claim: Claim, part: pd.DataFrame) -> Average | None:
     measurements, so the log mean's variance is the sum of theirs over k², times the design effect
     of their correlation within a round (design_effect); its degrees of freedom are
     Welch-Satterthwaite's, at most the largest cell's (the cells' spreads are moderated towards one
-    prior, analysis.moderated, so they are not independent estimates). None below two cells."""
+    prior, benchlib.moderated, so they are not independent estimates). None below two cells."""
     usable = part[column(part, "log_se").map(known) & column(part, "df").map(known) & (part["ratio"] > 0)]
     if len(usable) < 2:
         return None

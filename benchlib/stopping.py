@@ -13,8 +13,10 @@ The rule, per cell (API x case), after every round:
   `bound`. A pair with a bound round is a bound at any number of rounds (the report shows it as
   >= or <= and never judges it), so it is out of reach of more rounds;
 - the interval is the one the report draws for a run with extra rounds (below): exp(mean(d) ±
-  t(0.975, n-1) · se_factor(n-1) · sd(d) / √n), d the per-round log ratios; its relative half-width
-  is exp(t · se_factor · sd / √n) - 1;
+  t(0.975, df) · se_factor(df) · s / √n), d the per-round log ratios, s their spread moderated
+  towards the family's (the API's cells of the same pair of arms with no bound, benchlib.moderated,
+  as analysis.tables moderates them) on df degrees of freedom (n - 1 in a family of fewer than 6
+  cells, where s is the cell's own sd(d)); its relative half-width is exp(t · se_factor · s / √n) - 1;
 - the cell is **settled** when every pair that is not bound has at least MIN_ROUNDS usable rounds
   and a relative half-width at most `target` (default 10 %);
 - it **needs another round** when it is not settled and, in every pair that is not bound, at least
@@ -42,6 +44,8 @@ a round only to be allowed to settle.
 """
 import math
 from dataclasses import dataclass
+
+from benchlib.moderated import Prior, posterior, prior_of
 
 TARGET = 0.10
 MAX_ROUNDS = 10
@@ -74,11 +78,13 @@ def se_factor(df):
     return stats.t.ppf((1 + LEVEL) / 2, df) / stats.t.ppf(0.975, df)
 
 
-def half_width(sd, n):
-    """The relative half-width of that interval for n rounds whose log ratios have spread sd."""
+def half_width(sd, n, df=None):
+    """The relative half-width of that interval for n rounds whose log ratios have spread sd, on df
+    degrees of freedom (n - 1 unless a family's prior lends more)."""
     import numpy as np
     from scipy import stats
-    return np.expm1(stats.t.ppf(0.975, n - 1) * se_factor(n - 1) * sd / np.sqrt(n))
+    df = n - 1 if df is None else df
+    return np.expm1(stats.t.ppf(0.975, df) * se_factor(df) * sd / np.sqrt(n))
 
 
 def settles(width, n, target: float = TARGET):
@@ -86,12 +92,16 @@ def settles(width, n, target: float = TARGET):
     return (n >= MIN_ROUNDS) & (width <= target)
 
 
-def relative_half_width(log_ratios: list[float]) -> float | None:
+def relative_half_width(log_ratios: list[float], prior: Prior | None = None) -> float | None:
+    """The half-width of the report's interval over these per-round log ratios: their spread
+    moderated towards the family's (`prior`, benchlib.moderated) on the degrees of freedom it lends,
+    as analysis.paired draws it after extra rounds; the plain one without a prior."""
     n = len(log_ratios)
     if n < 2:
         return None
     mean = sum(log_ratios) / n
-    return float(half_width(math.sqrt(sum((d - mean) ** 2 for d in log_ratios) / (n - 1)), n))
+    variance, df = posterior(prior, sum((d - mean) ** 2 for d in log_ratios) / (n - 1), n - 1)
+    return float(half_width(math.sqrt(variance), n, df))
 
 
 def throughput(row: dict) -> tuple[float, bool] | None:
@@ -114,19 +124,37 @@ def cell_states(rows: list[dict], arms: list[str], target: float = TARGET,
         if row.get("framework") in arms:
             rounds = by_cell.setdefault((row["api"], int(row["case"])), {})
             rounds.setdefault(int(row["iteration"]), {})[row["framework"]] = throughput(row)
-    return [state_of(api, case, rounds, arms, target, max_rounds) for (api, case), rounds in sorted(by_cell.items())]
+    ratios = {(api, case, other): log_ratios(rounds, arms[0], other)
+              for (api, case), rounds in by_cell.items() for other in arms[1:]}
+    # The report's families (analysis.tables.family_priors): one API and one arm against the
+    # reference, over the cells with no bound.
+    priors = {family: prior_of([d for (api, _, other), d in ratios.items() if (api, other) == family and d is not None])
+              for family in {(api, other) for api, _, other in ratios}}
+    return [state_of(api, case, rounds, arms, target, max_rounds,
+                     {other: (ratios[api, case, other], priors[api, other]) for other in arms[1:]})
+            for (api, case), rounds in sorted(by_cell.items())]
 
 
-def state_of(api: str, case: int, rounds: dict, arms: list[str], target: float, max_rounds: int) -> CellState:
+def log_ratios(rounds: dict, reference: str, other: str) -> list[float] | None:
+    """The per-round log ratios other / reference over the rounds the report's ratio uses; None when
+    a bound enters them (the ratio is a bound then)."""
+    pairs = [(r[other], r[reference]) for r in rounds.values() if r.get(other) and r.get(reference)]
+    if any(a[1] or b[1] for a, b in pairs):
+        return None
+    return [math.log(a[0] / b[0]) for a, b in pairs]
+
+
+def state_of(api: str, case: int, rounds: dict, arms: list[str], target: float, max_rounds: int,
+             pairs: dict) -> CellState:
+    """`pairs`: each arm other than the reference -> (its log ratios, or None for a bound; its family's prior)."""
     widths, counts, bound = [], [], []
     for other in arms[1:]:
-        pairs = [(r[other], r[arms[0]]) for r in rounds.values() if r.get(other) and r.get(arms[0])]
-        if any(a[1] or b[1] for a, b in pairs):
+        d, prior = pairs[other]
+        if d is None:
             bound.append(other)
             continue
-        d = [math.log(a[0] / b[0]) for a, b in pairs]
         counts.append(len(d))
-        widths.append(relative_half_width(d))
+        widths.append(relative_half_width(d, prior))
     n_usable = min(counts, default=0)
     widest = None if None in widths or not widths else max(widths)
     if not counts:

@@ -76,6 +76,23 @@ def test_every_arm_is_compared_with_the_first_and_the_widest_pair_decides():
     assert state_of(found, 6).state == MORE
 
 
+# Eight cells of one API whose rounds spread alike, as the cells of a run do (benchlib.moderated).
+FAMILY = [[0.46, 0.54, 0.5], [0.5, 0.45, 0.55], [0.52, 0.47, 0.5], [0.55, 0.5, 0.46], [0.48, 0.53, 0.5],
+          [0.5, 0.56, 0.47], [0.45, 0.5, 0.53], [0.5, 0.51, 0.49]]
+
+
+def test_a_cell_whose_rounds_agreed_by_chance_reads_its_familys_spread_as_the_report_does():
+    alone = state_of(cell_states(rows(8, FAMILY[7]), ["aspnet", "express"]), 8)
+    assert alone.state == SETTLED and alone.half_width < 0.08
+    family = cell_states([r for case, ratios in enumerate(FAMILY, start=1) for r in rows(case, ratios)],
+                         ["aspnet", "express"])
+    assert state_of(family, 8).state == MORE and state_of(family, 8).half_width > 0.12
+    # Another API is another family: its cells lend this one nothing.
+    apart = cell_states(rows(8, FAMILY[7]) + [r for case, ratios in enumerate(FAMILY[:7], start=1)
+                                              for r in rows(case, ratios, api="graphql")], ["aspnet", "express"])
+    assert state_of(apart, 8).state == SETTLED
+
+
 def test_the_next_round_takes_the_widest_cells_that_fit():
     found = cell_states(rows(1, [0.4, 0.6, 0.5]) + rows(2, [0.45, 0.55, 0.5]) + rows(7, [0.5, 0.5, 0.5]),
                         ["aspnet", "express"])

@@ -25,19 +25,19 @@ What a cell still needs: 2 pairs (no ratio is judged on one round). What a famil
 MIN_CELLS cells with a spread, so that the prior's spread is not read off a handful of cells; a
 smaller family (`--cases 1,13`) keeps every cell's own spread.
 
-After extra rounds (analysis.paired) the standard error is widened by se_factor on the moderated
-degrees of freedom: the stopping rule picks cells whose own spread looked small, and a moderated
-variance weighs that spread d_g / (d0 + d_g). Simulated (analysis/test_moderated.py, families of 18
-cells, 1,500 families each): where the cells share one spread the moderated 95 % intervals cover
-the true ratio 0.952-0.955 of the time on 3 rounds, and 0.95-0.97 after the stopping rule; where
-their spreads differ threefold (beyond what the three runs above show) 0.939-0.942 on 3 rounds: the
-noisiest cells pay for borrowing a spread smaller than their own, which is the price of the method.
+The stopping rule behind extra rounds (benchlib.stopping) reads this moderated interval, the one
+the report will show, and after extra rounds (analysis.paired) the standard error is widened by
+se_factor on the moderated degrees of freedom: the rule picks cells whose spread looked small, and
+a moderated variance weighs a cell's own spread d_g / (d0 + d_g). Simulated (analysis/test_moderated.py,
+families of 18 cells, 1,500 families each): where the cells share one spread the moderated 95 %
+intervals cover the true ratio 0.952-0.955 of the time on 3 rounds, and 0.97-0.98 after the
+stopping rule; where their spreads differ threefold (beyond what the three runs above show)
+0.936-0.942 on 3 rounds and 0.97 after the rule: the noisiest cells pay for borrowing a spread
+smaller than their own, which is the price of the method. (With the rule reading each cell's own
+spread, as it did before it read this one, 0.96-0.97 and 0.955-0.97.)
 """
 import math
 from dataclasses import dataclass
-
-import numpy as np
-from scipy import special
 
 MIN_CELLS = 6
 
@@ -52,6 +52,8 @@ class Prior:
 def fit_prior(variances, dfs) -> Prior | None:
     """The scaled inverse chi-square prior behind the cells' sample variances (limma's fitFDist,
     without covariates); None when fewer than MIN_CELLS cells have a positive variance."""
+    import numpy as np  # here, not at the top: every run imports this module, only extra rounds use it
+    from scipy import special
     s2, d = np.asarray(variances, dtype=float), np.asarray(dfs, dtype=float)
     keep = np.isfinite(s2) & (s2 > 0) & (d > 0)
     s2, d = s2[keep], d[keep]
@@ -68,12 +70,14 @@ def fit_prior(variances, dfs) -> Prior | None:
 
 def prior_of(log_ratios) -> Prior | None:
     """The prior of a family from its cells' per-round log ratios; a cell counts with at least 2."""
+    import numpy as np
     found = [(float(np.var(d, ddof=1)), len(d) - 1) for d in log_ratios if len(d) >= 2]
     return fit_prior(*zip(*found)) if found else None
 
 
 def trigamma_inverse(y: float) -> float:
     """x with trigamma(x) = y, by Smyth's Newton iteration on 1 / trigamma (limma's trigammaInverse)."""
+    from scipy import special
     if y > 1e7:
         return 1 / math.sqrt(y)
     if y < 1e-6:

@@ -52,7 +52,7 @@ class Prior:
 def fit_prior(variances, dfs) -> Prior | None:
     """The scaled inverse chi-square prior behind the cells' sample variances (limma's fitFDist,
     without covariates); None when fewer than MIN_CELLS cells have a positive variance."""
-    import numpy as np  # here, not at the top: every run imports this module, only extra rounds use it
+    import numpy as np  # here, not at the top: a run imports this module, and only one with a budget calls it
     from scipy import special
     s2, d = np.asarray(variances, dtype=float), np.asarray(dfs, dtype=float)
     keep = np.isfinite(s2) & (s2 > 0) & (d > 0)

@@ -128,10 +128,13 @@ def cell_states(rows: list[dict], arms: list[str], target: float = TARGET,
               for (api, case), rounds in by_cell.items() for other in arms[1:]}
     # The report's families (analysis.tables.family_priors): one API and one arm against the
     # reference, over the cells with no bound.
-    priors = {family: prior_of([d for (api, _, other), d in ratios.items() if (api, other) == family and d is not None])
-              for family in {(api, other) for api, _, other in ratios}}
-    return [state_of(api, case, rounds, arms, target, max_rounds,
-                     {other: (ratios[api, case, other], priors[api, other]) for other in arms[1:]})
+    families: dict[tuple[str, str], list[list[float]]] = {}
+    for (api, _, other), d in ratios.items():
+        if d is not None:
+            families.setdefault((api, other), []).append(d)
+    priors = {family: prior_of(found) for family, found in families.items()}
+    return [state_of(api, case, rounds, target, max_rounds,
+                     {other: (ratios[api, case, other], priors.get((api, other))) for other in arms[1:]})
             for (api, case), rounds in sorted(by_cell.items())]
 
 
@@ -144,12 +147,10 @@ def log_ratios(rounds: dict, reference: str, other: str) -> list[float] | None:
     return [math.log(a[0] / b[0]) for a, b in pairs]
 
 
-def state_of(api: str, case: int, rounds: dict, arms: list[str], target: float, max_rounds: int,
-             pairs: dict) -> CellState:
+def state_of(api: str, case: int, rounds: dict, target: float, max_rounds: int, pairs: dict) -> CellState:
     """`pairs`: each arm other than the reference -> (its log ratios, or None for a bound; its family's prior)."""
     widths, counts, bound = [], [], []
-    for other in arms[1:]:
-        d, prior = pairs[other]
+    for other, (d, prior) in pairs.items():
         if d is None:
             bound.append(other)
             continue

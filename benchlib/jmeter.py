@@ -14,13 +14,10 @@ from pathlib import Path
 from benchlib.cases import check_api, find_case
 from benchlib.console import fail, say
 from benchlib.paths import PLANS, ROOT, TESTBED_HOME
-from benchlib.jtl import WARMUP_PREFIX
 
 PROPERTIES = PLANS / "testbed.properties"
 # What the plans run with when no -J says otherwise, and `./testbed load`'s defaults.
 DEFAULTS = {"rampup_s": 2, "warmup_s": 5, "duration_s": 20}
-# Keeps warm-up samples out of JMeter's HTML dashboard.
-SAMPLE_FILTER = f"-Jjmeter.reportgenerator.sample_filter=^(?!{WARMUP_PREFIX}).*"
 
 VERSION = "5.6.3"
 ARCHIVE_URL = f"https://archive.apache.org/dist/jmeter/binaries/apache-jmeter-{VERSION}.tgz"
@@ -105,14 +102,12 @@ def download() -> Path:
 
 
 def plan_command(api, case, host, port, threads, rampup_s, warmup_s, duration_s, jtl_path, ids_dir,
-                 log_path, dashboard_dir=None, jmeter=None) -> list[str]:
+                 log_path, jmeter=None) -> list[str]:
     """argv running jmeter-plans/<api>.jmx for `case` (a number or a cases() dict) in CLI mode.
 
     Threads loop with no think time for warmup_s + duration_s (ramping up over rampup_s, which
     must fit in the warm-up); samples started in the warm-up are labelled `warmup ...`.
-    Writes a CSV JTL to jtl_path (JMeter appends if it exists) and JMeter's log to log_path;
-    with dashboard_dir (which must not exist or be empty), also the HTML dashboard of the
-    measured window (or write it later with `dashboard_command`)."""
+    Writes a CSV JTL to jtl_path (JMeter appends if it exists) and JMeter's log to log_path."""
     check_api(api)
     c = case if isinstance(case, dict) else find_case(int(case))
     threads, rampup_s, warmup_s, duration_s = (
@@ -122,14 +117,11 @@ def plan_command(api, case, host, port, threads, rampup_s, warmup_s, duration_s,
         fail(f"the ramp-up ({rampup_s} s) must fit in the warm-up ({warmup_s} s), so that every thread "
              "runs through the whole measured window.")
     ids_dir = Path(ids_dir)
-    cmd = [jmeter or find_jmeter(), "-n", "-t", str(PLANS / f"{api}.jmx"), "-q", str(PROPERTIES),
-           "-l", str(jtl_path), "-j", str(log_path),
-           f"-Jhost={host}", f"-Jport={port}", f"-Jthreads={threads}", f"-Jrampup={rampup_s}",
-           f"-Jwarmup={warmup_s}", f"-Jduration={duration_s}", f"-Jrows={c['rows']}", f"-Jjoins={c['joins']}",
-           f"-Jcomment_ids={ids_dir / 'comment_ids.csv'}", f"-Juser_ids={ids_dir / 'user_ids.csv'}"]
-    if dashboard_dir is not None:
-        cmd += ["-e", "-o", str(dashboard_dir), SAMPLE_FILTER]
-    return cmd
+    return [jmeter or find_jmeter(), "-n", "-t", str(PLANS / f"{api}.jmx"), "-q", str(PROPERTIES),
+            "-l", str(jtl_path), "-j", str(log_path),
+            f"-Jhost={host}", f"-Jport={port}", f"-Jthreads={threads}", f"-Jrampup={rampup_s}",
+            f"-Jwarmup={warmup_s}", f"-Jduration={duration_s}", f"-Jrows={c['rows']}", f"-Jjoins={c['joins']}",
+            f"-Jcomment_ids={ids_dir / 'comment_ids.csv'}", f"-Juser_ids={ids_dir / 'user_ids.csv'}"]
 
 
 def whole(value, name, least) -> int:
@@ -149,6 +141,6 @@ def start_plan(*args, stdout=subprocess.DEVNULL, **kwargs) -> subprocess.Popen:
 
 
 def dashboard_command(jtl_path, out_dir, jmeter=None) -> list[str]:
-    """argv writing JMeter's HTML dashboard for the measured window of a finished JTL."""
-    return [jmeter or find_jmeter(), "-g", str(jtl_path), "-o", str(out_dir), "-q", str(PROPERTIES),
-            SAMPLE_FILTER]
+    """argv writing JMeter's HTML dashboard of every sample in a finished JTL (`jtl.write_measured`
+    keeps the measured window's)."""
+    return [jmeter or find_jmeter(), "-g", str(jtl_path), "-o", str(out_dir), "-q", str(PROPERTIES)]

@@ -114,6 +114,17 @@ def failures(path, limit=3, window_ms: tuple[int, int] | None = None) -> list[st
     return [f"{count}x {reason}" for reason, count in reasons.value_counts().head(limit).items()]
 
 
+def write_measured(path, out, window_ms: tuple[int, int] | None = None) -> int:
+    """Writes the samples `summarize` counts (see `counted`) to the JTL `out`, every column as it
+    was and the warm-up label dropped, so that JMeter's dashboard draws the requests the summary
+    counts; returns how many it wrote."""
+    import pandas as pd
+    jtl = pd.read_csv(path, dtype=str, keep_default_na=False).astype({"timeStamp": "int64", "elapsed": "int64"})
+    rows = measured(jtl, window_ms).assign(label=lambda r: r["label"].str.removeprefix(WARMUP_PREFIX))
+    rows.to_csv(out, index=False)
+    return len(rows)
+
+
 def window_bounds(path: Path, window_ms: tuple[int, int] | None = None) -> tuple[float, float] | None:
     """Epoch seconds of the window's start and end (None: no window): `window_ms` as given, or as
     the labels show it."""

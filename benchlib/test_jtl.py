@@ -1,7 +1,7 @@
 """Samples count by completion inside the clock's window; the edges are counted apart."""
 import pytest
 
-from benchlib.jtl import BINS, summarize
+from benchlib.jtl import BINS, summarize, write_measured
 
 HEADER = "timeStamp,elapsed,label,responseCode,success,threadName\n"
 
@@ -27,6 +27,15 @@ def test_a_request_started_in_the_warm_up_counts_where_it_completes(tmp_path):
     assert s["completed_threads"] == 2 and s["window_s"] == 1.0
     # Requests in flight, averaged over the window: 0.5 + 0.3 + 0.2 + 1 s of requests in 1 s.
     assert s["in_flight_mean"] == pytest.approx(2.0)
+
+
+def test_the_samples_that_count_are_written_apart_for_jmeter_s_dashboard_without_their_warm_up_label(tmp_path):
+    path = jtl_of(tmp_path, [(500, 1000, "warmup ", "true", 1), (900, 50, "warmup ", "true", 2),
+                             (1200, 300, "", "false", 2)])
+    assert write_measured(path, tmp_path / "drawn.jtl", (1000, 2000)) == 2
+    assert (tmp_path / "drawn.jtl").read_text() == HEADER + ("500,1000,GET /rest/comment/{id},200,true,t-1\n"
+                                                             "1200,300,GET /rest/comment/{id},200,false,t-2\n")
+    assert summarize(tmp_path / "drawn.jtl")["samples"] == summarize(path, (1000, 2000))["samples"]
 
 
 def test_the_window_s_bins_carry_its_throughput_over_time(tmp_path):

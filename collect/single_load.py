@@ -173,20 +173,26 @@ def report(measured: dict, item_folder: Path, folder: Path, dashboard: bool, lau
     say(summary_line(results, folder))
     if checks["validity"] != "valid":
         say(f"  {checks['validity']}: {checks['validity_reasons']}")
+    window = measured["window"]["measured_ms"]
+    window = tuple(window) if window else None
     if results["errors"]:
-        window = measured["window"]["measured_ms"]
-        common = jtl.failures(item_folder / JTL, window_ms=tuple(window) if window else None)
+        common = jtl.failures(item_folder / JTL, window_ms=window)
         say("  most common errors: " + "; ".join(common))
     if dashboard:
-        write_dashboard(item_folder / JTL, folder, launcher)
+        write_dashboard(item_folder / JTL, window, folder, launcher)
     return 1 if results["errors"] else 0
 
 
-def write_dashboard(jtl_path: Path, folder: Path, launcher: str) -> None:
+def write_dashboard(jtl_path: Path, window_ms: tuple[int, int] | None, folder: Path, launcher: str) -> None:
+    """JMeter's dashboard of the requests the summary line counts, those that completed in the window
+    (dashboard.jtl). Left to its labels, JMeter would leave out the requests started in the warm-up:
+    the slowest, and every one when the server answers more slowly than the window is long."""
     started = time.monotonic()
-    out_dir = folder / "dashboard"
+    window_jtl, out_dir = folder / "dashboard.jtl", folder / "dashboard"
+    if not jtl.write_measured(jtl_path, window_jtl, window_ms):
+        fail("no dashboard: no request completed in the measured window; measure longer (--duration)")
     with open(folder / "dashboard.out", "w") as out:
-        code = subprocess.run(jmeter.dashboard_command(jtl_path, out_dir, jmeter=launcher),
+        code = subprocess.run(jmeter.dashboard_command(window_jtl, out_dir, jmeter=launcher),
                               stdout=out, stderr=subprocess.STDOUT).returncode
     if code != 0 or not (out_dir / "index.html").is_file():
         fail(f"the dashboard was not written (JMeter exited with {code}); see {shown(folder)}/dashboard.out")

@@ -52,7 +52,7 @@ def test_smoke_profile_runs_every_framework_and_request_shape_through_every_phas
         assert row["validity"] in VALIDITY_STATES and (row["validity"] == "valid") != bool(row["validity_reasons"])
         assert row["latency_validity"] in LATENCY_STATES and row["loadgen"] == "wrk"
         assert int(row["threads"]) == 10 and float(row["app_cpu_ms_per_req"]) > 0 and float(row["ceiling_rps"]) > 0
-        assert float(row["loadgen_cpu_ms_per_req"]) > 0 and row["other_cpu_pct"] != ""
+        assert float(row["loadgen_cpu_ms_per_req"]) >= 0 and row["other_cpu_pct"] != ""
         for name in LAYOUT:
             assert (run / where / name).exists(), (where, name)
         roles = {line.split(",")[1] for line in (run / where / "proc.csv").read_text().splitlines()[1:]}
@@ -61,6 +61,9 @@ def test_smoke_profile_runs_every_framework_and_request_shape_through_every_phas
         loaded = json.loads((run / where / "run.json").read_text())["loaded"]
         assert loaded == manifest["frameworks"][row["framework"]]["loaded"], (where, loaded)
     ok = {(r["framework"], r["api"], r["case"]) for r in rows if r["status"] == "ok"}
+    # /proc counts CPU in 10 ms ticks: in a 1 s window wrk may spend less than one (a slow case, a
+    # busy machine; seen in CI), but not in every window.
+    assert any(float(r["loadgen_cpu_ms_per_req"]) > 0 for r in rows if r["status"] == "ok")
     # The load generator chosen by measurement (wrk costs a fraction of JMeter's CPU per request on
     # every machine the project knows), the layout with its figures, the reference work.
     assert manifest["loadgen"]["requested"] == "auto" and manifest["loadgen"]["tool"] == "wrk"

@@ -53,6 +53,9 @@ public static class LoadedReport
         var hardLimit = gc.TryGetValue("GCHeapHardLimit", out var limit) ? Convert.ToUInt64(limit) : 0;
         return new()
         {
+            // The processors the runtime sees (affinity and CPU quota): on one it runs Workstation GC
+            // whatever the settings say (README, "The GC is Workstation GC").
+            ["processor_count"] = Environment.ProcessorCount.ToString(CultureInfo.InvariantCulture),
             ["server_gc"] = Flag(server),
             ["gc_mode"] = server ? "server" : "workstation",
             ["concurrent_gc"] = Read("ConcurrentGC").ToLowerInvariant(),

@@ -81,6 +81,17 @@ def test_load_prints_one_summary_keeps_the_jtl_and_writes_the_dashboard(tmp_path
                            ("p50_ms", "medianResTime"), ("p90_ms", "pct1ResTime"), ("p95_ms", "pct2ResTime"),
                            ("p99_ms", "pct3ResTime"), ("throughput_rps", "throughput")]:
         assert drawn[key] == pytest.approx(theirs[their_key], abs=0.01), key
+    # Little's law: requests in flight = throughput x response time. Ours counts each request's time
+    # inside the window: JMeter's samples' time (count x mean) less what of it fell before the window,
+    # plus the time the requests still in flight at its end spent inside it.
+    typed = jtl.astype({"timeStamp": int, "elapsed": int})
+    w0, w1 = item["window"]["measured_ms"]
+    start, end = typed["timeStamp"], typed["timeStamp"] + typed["elapsed"]
+    counted = (end >= w0) & (end <= w1)
+    before = float((w0 - start[counted]).clip(lower=0).sum())
+    after = float((w1 - start[(end > w1) & (start < w1)].clip(lower=w0)).sum())
+    busy = theirs["sampleCount"] * theirs["meanResTime"] - before + after
+    assert window["in_flight_mean"] == pytest.approx(busy / (w1 - w0), abs=0.01)
 
 
 def test_a_server_slower_than_the_window_still_gets_its_dashboard(tmp_path, launcher):

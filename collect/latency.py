@@ -18,7 +18,7 @@ import random
 import time
 from pathlib import Path
 
-from benchlib import interrupts, plans
+from benchlib import engines as engine_lib, interrupts, plans
 from benchlib.files import write_json
 from benchlib.paths import IDS
 from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
@@ -250,12 +250,14 @@ def keep(run, batch: Batch, todo: list[dict], count: int, progress) -> None:
 def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
     """Measurement `index`'s row, its window's samples and sampler rows moved beside it (None:
     it never started its clock)."""
-    late_start = None
+    schedule = arrivals.offsets(m["target_rps"], (WARMUP_S + WINDOW_S) * 1000, seed_of(run, m))
+    engines = None
     if batch.controllers:  # the engines' shares, in one file; t0 was set for every engine alike
         t0 = batch.starts[index]
+        w0, w1 = window(t0)
         parts = [c.jtl(index) for c in batch.controllers]
-        lates = [latency_checks.first_pick(part, t0) for part in parts]
-        late_start = max((late for late in lates if late is not None), default=None)
+        pools = engine_lib.split_threads(m["pool_threads"], len(parts))
+        engines = latency_checks.engines(parts, arrivals.shares(schedule, pools), t0, w0, w1)
         if any(part.exists() for part in parts):
             remote.merge(parts, batch.jtl(index))
     else:
@@ -263,7 +265,7 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
             t0 = int(batch.window_file(index).read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return None
-    w0, w1 = t0 + WARMUP_S * 1000, t0 + (WARMUP_S + WINDOW_S) * 1000
+        w0, w1 = window(t0)
     out = latency_jtl(run.context.dir, m["framework"], m["api"], m["case"], m["step"], m["round"])
     out.parent.mkdir(parents=True, exist_ok=True)
     if batch.jtl(index).exists():
@@ -277,17 +279,20 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
     for sampled in sorted(batch.raw.iterdir()):
         item_stats.trim(sampled, out.parent / sampled.name, w0 / 1000 - batch.t0, w1 / 1000 - batch.t0, roles)
     stats = item_stats.sampler_stats(out.parent / PROC) if (out.parent / PROC).exists() else {}
-    schedule = arrivals.offsets(m["target_rps"], (WARMUP_S + WINDOW_S) * 1000, seed_of(run, m))
     scheduled = sum(1 for t in schedule if WARMUP_S * 1000 <= t < (WARMUP_S + WINDOW_S) * 1000)
-    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, run.context.machine_cores,
-                                     late_start)
+    figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, run.context.machine_cores, engines)
     (out.parent / "measurement.json").write_text(json.dumps(
         {"window_ms": [w0, w1], "batch": batch.folder.relative_to(run.context.dir).as_posix(),
          "position": index + 1, "schedule_seed": seed_of(run, m),
-         **({"engines": [str(c.endpoint) for c in batch.controllers], "late_start_ms": late_start}
-            if batch.controllers else {})}, indent=2) + "\n")
+         **({"engines": [str(c.endpoint) for c in batch.controllers], "late_start_ms": engines.late_start_ms,
+             "engine_sent": [list(pair) for pair in engines.sent]} if engines else {})}, indent=2) + "\n")
     return {**{k: m[k] for k in ITEM_FIELDS if k != "iteration"}, **{k: m[k] for k in (
         "round", "step", "fraction", "target_rps", "capacity_rps", "pool_threads")}, **figures}
+
+
+def window(t0: int) -> tuple[int, int]:
+    """A measurement's window in epoch ms, from when its clock started."""
+    return t0 + WARMUP_S * 1000, t0 + (WARMUP_S + WINDOW_S) * 1000
 
 
 def append(path: Path, row: dict) -> None:

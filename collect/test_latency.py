@@ -101,6 +101,51 @@ def test_at_a_low_rate_latency_is_the_added_delay(steady):
     assert {s["label"] for s in samples} == {"GET /rest/comment/{id}"}
 
 
+def test_an_engine_that_sent_far_less_of_its_share_than_another_leaves_the_measurement_unjudged(steady, tmp_path):
+    """The steady measurement as two remote engines would have sent it, every other arrival each
+    (arrivals.shares). The server serves both engines' connections alike, so an engine that sends
+    none of its arrivals while the other sends all of its own stalled for its own reasons: its drops
+    are not the server's, though they look like a server that saturated."""
+    folder, samples, scheduled = steady
+    t0 = int((folder / "t0").read_text())
+    w0, w1 = t0 + WARMUP_MS, t0 + WARMUP_MS + WINDOW_MS
+    with open(folder / "all.jtl", newline="") as f:
+        reader = csv.DictReader(f)
+        sent = sorted(reader, key=lambda r: int(r["intended_ms"]))
+    shares = arrivals.shares(sorted(int(r["intended_ms"]) - t0 for r in sent), [10, 10])
+
+    def part(name, rows):
+        with open(tmp_path / name, "w", newline="") as f:
+            writer = csv.DictWriter(f, reader.fieldnames, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        return tmp_path / name
+
+    def in_window(rows):
+        return [r for r in rows if w0 <= int(r["intended_ms"]) < w1]
+    first, second = sent[0::2], sent[1::2]
+    both = latency_checks.engines([part("a.jtl", first), part("b.jtl", second)], shares, t0, w0, w1)
+    assert both.sent == ((len(in_window(first)),) * 2, (len(in_window(second)),) * 2)
+    assert sum(n for _, n in both.sent) == scheduled and both.late_start_ms <= latency_checks.START_LATE_MS
+    assert "engine_share" not in latency_checks.figures(samples, scheduled, 3, {}, 2, both)["validity_reasons"]
+
+    warm_up_only = [r for r in second if int(r["intended_ms"]) < w0]
+    stalled = latency_checks.engines([part("a.jtl", first), part("b.jtl", warm_up_only)], shares, t0, w0, w1)
+    assert stalled.sent[1] == (0, len(in_window(second)))
+    row = latency_checks.figures(in_window(first), scheduled, 3, {}, 2, stalled)
+    assert row["saturated"] and row["validity"] == "bound", row
+    assert row["validity_reasons"].startswith(f"engine_share: an engine sent 0 of its {len(in_window(second))} "), row
+
+    # An engine that sent 90 % of its share while the other sent all: as close as engines that both
+    # kept up came, so the measurement is judged; at 70 % it is not.
+    for sent_share, judged in ((0.9, True), (0.7, False)):
+        short = warm_up_only + in_window(second)[: int(sent_share * len(in_window(second)))]
+        uneven = latency_checks.engines([part("a.jtl", first), part("b.jtl", short)], shares, t0, w0, w1)
+        reasons = latency_checks.figures(samples, scheduled, 3, {}, 2, uneven)["validity_reasons"]
+        assert ("engine_share" not in reasons) == judged, (sent_share, reasons)
+    assert not latency_checks.engines([part("a.jtl", first), tmp_path / "missing.jtl"], shares, t0, w0, w1).sent[1][0]
+
+
 def test_a_full_pool_sends_late_and_latency_counts_from_the_intended_time(delayed, tmp_path):
     """One thread, 100 ms per request, an arrival every 50 ms on average: the pool serves 10 req/s
     of the 20 scheduled, so arrivals queue and go out later and later. A closed-model tool would
@@ -158,9 +203,11 @@ def test_the_checks_on_a_real_jtl(steady):
     assert short["dropped"] == scheduled - int(n * 0.9) and short["saturated"]
 
     # On remote engines: one that started the schedule late, its first arrivals late for its own reasons.
-    late = latency_checks.figures(samples, scheduled, 3, {}, 2, latency_checks.START_LATE_MS + 1)
+    started_late = latency_checks.Engines(latency_checks.START_LATE_MS + 1, ())
+    late = latency_checks.figures(samples, scheduled, 3, {}, 2, started_late)
     assert late["validity"] == "bound" and "late_start:" in late["validity_reasons"]
-    assert "late_start" not in latency_checks.figures(samples, scheduled, 3, {}, 2, 0)["validity_reasons"]
+    on_time = latency_checks.Engines(0, ())
+    assert "late_start" not in latency_checks.figures(samples, scheduled, 3, {}, 2, on_time)["validity_reasons"]
 
     busy = latency_checks.figures(samples, scheduled, 3, {"cpu_mean_pct": 100, "db_cpu_mean_pct": 20,
                                                           "loadgen_cpu_mean_pct": 70}, 2)

@@ -18,7 +18,7 @@ import random
 import time
 from pathlib import Path
 
-from benchlib import engines as engine_lib, interrupts, plans
+from benchlib import interrupts, plans
 from benchlib.files import write_json
 from benchlib.paths import IDS
 from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
@@ -256,8 +256,8 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
         t0 = batch.starts[index]
         w0, w1 = window(t0)
         parts = [c.jtl(index) for c in batch.controllers]
-        pools = engine_lib.split_threads(m["pool_threads"], len(parts))
-        engines = latency_checks.engines(parts, arrivals.shares(schedule, pools), t0, w0, w1)
+        shares = [share for _, share in remote.divide(schedule, m["pool_threads"], len(parts))]
+        engines = latency_checks.engines(parts, shares, t0, w0, w1)
         if any(part.exists() for part in parts):
             remote.merge(parts, batch.jtl(index))
     else:

@@ -93,7 +93,7 @@ class Engines:
 
 def engines(parts: list[Path], shares: list[list[int]], start_ms: int, w0: int, w1: int) -> Engines:
     """The Engines of a measurement from each engine's JTL (warm-up included; a missing one sent
-    nothing) and its share of the schedule (offsets from `start_ms`, arrivals.shares)."""
+    nothing) and its share of the schedule (offsets from `start_ms`, remote.divide)."""
     lates, sent = [], []
     for part, share in zip(parts, shares):
         try:

@@ -198,21 +198,21 @@ def engine_folders(folder: Path, engines: Engines) -> list[Controller]:
 def launch_open(folder: Path, title: str, measurements: list[dict], starts: list[int],
                 engines: Engines, launcher: str, properties: dict) -> list[Controller]:
     """A latency round (collect/latency.py) on the engines, each with its own controller: every
-    measurement's schedule (`offsets`) divided among the engines (arrivals.shares) with its pool
-    (split_threads), each share timed from the measurement's shared start, so that together the
-    engines send the schedule as drawn. The id files and the schedules travel in the plan."""
+    measurement's schedule (`offsets`) and pool divided among the engines (divide), each share timed
+    from the measurement's shared start, so that together the engines send the schedule as drawn.
+    The id files and the schedules travel in the plan."""
     id_texts = ids()
     key = plan_key()
     controllers = engine_folders(folder, engines)
     for e, c in enumerate(controllers):
         files, own = dict(id_texts), []
         for i, m in enumerate(measurements):
-            pools = engine_lib.split_threads(m["pool"], len(engines.endpoints))
-            if not pools[e]:  # more engines than the pool has threads: this one sits it out
+            pool, share = divide(m["offsets"], m["pool"], len(engines.endpoints))[e]
+            if not pool:  # more engines than the pool has threads: this one sits it out
                 continue
             name = f"arrivals-{i + 1:03d}.csv"
-            files[name] = arrivals.text(arrivals.shares(m["offsets"], pools)[e])
-            own.append({**{k: v for k, v in m.items() if k != "offsets"}, "pool": pools[e], "schedule": name,
+            files[name] = arrivals.text(share)
+            own.append({**{k: v for k, v in m.items() if k != "offsets"}, "pool": pool, "schedule": name,
                         "jtl": c.jtl(i), "start_ms": starts[i], "plan_key": key})
         there = plans.remote_folder(files)
         for m in own:
@@ -221,6 +221,13 @@ def launch_open(folder: Path, title: str, measurements: list[dict], starts: list
         start_controller(c, controller_command(launcher, c.folder / "plan.jmx", c.endpoint, e, engines, c.log,
                                                properties))
     return controllers
+
+
+def divide(offsets: list[int], pool: int, engines: int) -> list[tuple[int, list[int]]]:
+    """A latency measurement's pool and schedule divided among `engines` engines: each engine's
+    (threads, arrivals), as launch_open sends them and latency.measure counts them."""
+    pools = engine_lib.split_threads(pool, engines)
+    return list(zip(pools, arrivals.shares(offsets, pools)))
 
 
 # --- what comes back -----------------------------------------------------------------------------

@@ -94,8 +94,10 @@ def checked(name: str, items: pd.DataFrame, main_tool: str) -> str:
     bound = [check_names(r) for r in items.loc[items["validity"] == "bound", "validity_reasons"]]
     if bound:
         held = sum("loadgen_share" in names for names in bound)
+        costly = sum("loadgen_cost" in names for names in bound)
         waited = sum("underloaded" in names for names in bound)
-        text += (f" Of its bound items, {held} held too large a share of a busy machine and in {waited} the "
+        text += (f" Of its bound items, {held} held too large a share of a busy machine, {costly} spent too "
+                 f"large a share of the servers' CPU per request on their cores, and in {waited} the "
                  "connections waited in it (fewer than half of them in flight at the servers).")
     if counts.get("bound", 0) > len(items) / 2:
         text += (f" With most of its items bound, its ratio cannot check {main_tool}'s here: it needs enough "

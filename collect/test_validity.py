@@ -15,9 +15,9 @@ STATS = {"cpu_mean_pct": 80.0, "db_cpu_mean_pct": 30.0, "loadgen_cpu_mean_pct": 
          "steal_pct": 0.0}
 
 
-def check(s=None, stats=STATS, ceiling=5000.0, flags=(), local=True, loadgen="wrk"):
+def check(s=None, stats=STATS, ceiling=5000.0, flags=(), local=True, loadgen="wrk", shares_cores=True):
     return validity.checks(s or summary(), stats, 100, 2, ceiling_rps=ceiling, loadgen_local=local,
-                           flags=list(flags), loadgen=loadgen)
+                           flags=list(flags), loadgen=loadgen, shares_cores=shares_cores)
 
 
 def test_a_steady_window_below_the_ceiling_is_valid_in_every_metric_with_its_cpu_per_request():
@@ -84,7 +84,7 @@ def test_a_machine_busy_with_other_work_is_invalid_but_its_own_load_is_not():
     quiet = check(stats={**STATS, "other_cpu_pct": validity.OTHER_MAX_PCT - 1})
     assert quiet["validity"] == "valid"
     # Every core busy, a third of them the load generator's: the run's own work, not another's.
-    full = check(stats={"cpu_mean_pct": 90.0, "db_cpu_mean_pct": 40.0, "loadgen_cpu_mean_pct": 65.0,
+    full = check(stats={"cpu_mean_pct": 100.0, "db_cpu_mean_pct": 45.0, "loadgen_cpu_mean_pct": 50.0,
                         "other_cpu_pct": 3.0, "steal_pct": 0.0})
     assert full["validity"] == "valid" and full["machine_cpu_pct"] == 97.5
 
@@ -94,10 +94,31 @@ def test_a_load_generator_holding_much_of_a_full_machine_bounds_the_app_it_denie
                         "other_cpu_pct": 0.0, "steal_pct": 0.0}, loadgen="jmeter")
     assert held["validity"] == "bound" \
         and held["validity_reasons"].startswith("loadgen_share: the load generator held 45 %")
-    # As much of a machine with room to spare took nothing from the app.
-    spare = check(stats={"cpu_mean_pct": 30.0, "db_cpu_mean_pct": 10.0, "loadgen_cpu_mean_pct": 90.0,
+    # A machine with room to spare, and a generator far cheaper per request than the server.
+    spare = check(stats={"cpu_mean_pct": 90.0, "db_cpu_mean_pct": 30.0, "loadgen_cpu_mean_pct": 40.0,
                          "other_cpu_pct": 0.0, "steal_pct": 0.0}, loadgen="jmeter")
     assert spare["validity"] == "valid"
+
+
+def test_a_load_generator_costing_near_the_servers_cpu_per_request_bounds_it_even_with_room_on_the_machine():
+    # JMeter on Express.js's GraphQL case 18 (run 20261128-113852's cross-check): the machine 85 %
+    # busy, yet the event loop waited for a core a quarter of the window; 0.70 of the server's CPU
+    # per request, and 0.82 of wrk's throughput.
+    jmeter = {"cpu_mean_pct": 83.35, "db_cpu_mean_pct": 16.33, "loadgen_cpu_mean_pct": 69.7,
+              "other_cpu_pct": 1.0, "steal_pct": 0.0}
+    costly = check(summary(samples=2101, throughput_rps=700.3, window_s=3.0), stats=jmeter, loadgen="jmeter")
+    assert costly["validity"] == "bound" and costly["machine_cpu_pct"] < validity.MACHINE_BUSY_PCT
+    assert costly["validity_reasons"].startswith(
+        "loadgen_cost: the load generator spent 1.00 ms of CPU per request on the server's cores, 0.70 of the "
+        "server's 1.42 (app and database; bound above 0.45)")
+    # The same cost from a CPU set of its own took nothing from the server, nor from remote engines.
+    assert check(summary(samples=2101, throughput_rps=700.3, window_s=3.0), stats=jmeter,
+                 shares_cores=False)["validity"] == "valid"
+    assert check(summary(samples=2101, throughput_rps=700.3, window_s=3.0), stats=jmeter,
+                 local=False)["validity"] == "valid"
+    # Just under the threshold: still the server's throughput.
+    edge = {**jmeter, "loadgen_cpu_mean_pct": (validity.LOADGEN_COST - 0.01) * (83.35 + 16.33)}
+    assert check(summary(samples=2101, throughput_rps=700.3, window_s=3.0), stats=edge)["validity"] == "valid"
 
 
 def test_errors_lost_connections_or_no_sample_are_invalid_whatever_else():

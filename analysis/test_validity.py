@@ -69,6 +69,15 @@ def test_a_reason_may_hold_a_semicolon_of_its_own():
     assert validity.check_names(reasons) == ["loadgen_bound", "littles_law"]
 
 
+def test_every_check_that_blames_the_load_generator_asks_for_more_of_it():
+    for name in ("loadgen_bound", "loadgen_saturated", "loadgen_share", "loadgen_cost", "underloaded"):
+        assert validity.fixes([f"{name}: …"]) == validity.MORE_LOAD
+    # An item that failed a window check as well needs both.
+    both = validity.fixes(["steady_state: throughput changed +47 % over the window;loadgen_cost: 0.70 of the "
+                           "server's 1.42 (app and database; bound above 0.45)"])
+    assert both == f"{validity.LONGER}; {validity.MORE_LOAD}"
+
+
 def test_a_bound_arm_can_only_have_been_faster():
     assert validity.bound_direction(True, False) == ">="   # numerator bound: the ratio can only be larger
     assert validity.bound_direction(False, True) == "<="

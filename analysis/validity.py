@@ -37,7 +37,8 @@ MORE_LOAD = ("more load generator: remote JMeter engines on other machines "
              "(docs/your-hardware.md, \"Running on several machines\")")
 LONGER = "longer windows, so every thread completes requests in a steady window: `./testbed run --profile study`"
 FIXES = {
-    "loadgen_bound": MORE_LOAD, "machine": MORE_LOAD, "loadgen_saturated": MORE_LOAD,
+    "loadgen_bound": MORE_LOAD, "machine": MORE_LOAD, "loadgen_saturated": MORE_LOAD, "loadgen_share": MORE_LOAD,
+    "loadgen_cost": MORE_LOAD, "underloaded": MORE_LOAD,
     "threads": LONGER, "steady_state": LONGER, "littles_law": LONGER, "no_samples": LONGER,
     "errors": "the app's errors fixed first (see the item's run.json and log): failed requests are another workload",
     "engines_out_of_step": "engines whose clocks agree (NTP), docs/your-hardware.md, \"Running on several machines\"",

@@ -55,14 +55,14 @@ def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None,
 
 def judge(summary: dict, stats: dict, threads: int, loadgen_cores: int, machine_cores: int,
           ceiling_rps: float | None, engines: list[dict] | None = None, loadgen: str = "jmeter",
-          socket_errors: int = 0, pinned: bool = False) -> tuple[list[str], dict]:
+          socket_errors: int = 0, shares_cores: bool = True) -> tuple[list[str], dict]:
     """An item's trust flags and validity checks (collect/validity.py), the same for every way a
     run is launched; `engines`: what each remote engine reported, when the load came from them;
-    `loadgen`: which load generator measured it; `socket_errors`: connections wrk lost; `pinned`:
-    the load generator had a CPU set of its own, apart from the server's."""
+    `loadgen`: which load generator measured it; `socket_errors`: connections wrk lost;
+    `shares_cores`: the load generator ran on the server's cores (no CPU set of its own)."""
     flags = item_stats.flags(summary, stats, loadgen_cores, threads, engines, socket_errors)
     checks = validity.checks(summary, stats, threads, machine_cores, ceiling_rps=ceiling_rps,
-                             loadgen_local=engines is None, flags=flags, loadgen=loadgen, shares_cores=not pinned)
+                             loadgen_local=engines is None, flags=flags, loadgen=loadgen, shares_cores=shares_cores)
     return flags, checks
 
 

@@ -106,19 +106,18 @@ def test_a_load_generator_costing_near_the_servers_cpu_per_request_bounds_it_eve
     # per request, and 0.82 of wrk's throughput.
     jmeter = {"cpu_mean_pct": 83.35, "db_cpu_mean_pct": 16.33, "loadgen_cpu_mean_pct": 69.7,
               "other_cpu_pct": 1.0, "steal_pct": 0.0}
-    costly = check(summary(samples=2101, throughput_rps=700.3, window_s=3.0), stats=jmeter, loadgen="jmeter")
+    window = summary(samples=2101, throughput_rps=700.3, window_s=3.0)
+    costly = check(window, stats=jmeter, loadgen="jmeter")
     assert costly["validity"] == "bound" and costly["machine_cpu_pct"] < validity.MACHINE_BUSY_PCT
     assert costly["validity_reasons"].startswith(
         "loadgen_cost: the load generator spent 1.00 ms of CPU per request on the server's cores, 0.70 of the "
         "server's 1.42 (app and database; bound above 0.45)")
     # The same cost from a CPU set of its own took nothing from the server, nor from remote engines.
-    assert check(summary(samples=2101, throughput_rps=700.3, window_s=3.0), stats=jmeter,
-                 shares_cores=False)["validity"] == "valid"
-    assert check(summary(samples=2101, throughput_rps=700.3, window_s=3.0), stats=jmeter,
-                 local=False)["validity"] == "valid"
+    assert check(window, stats=jmeter, shares_cores=False)["validity"] == "valid"
+    assert check(window, stats=jmeter, local=False)["validity"] == "valid"
     # Just under the threshold: still the server's throughput.
     edge = {**jmeter, "loadgen_cpu_mean_pct": (validity.LOADGEN_COST - 0.01) * (83.35 + 16.33)}
-    assert check(summary(samples=2101, throughput_rps=700.3, window_s=3.0), stats=edge)["validity"] == "valid"
+    assert check(window, stats=edge)["validity"] == "valid"
 
 
 def test_errors_lost_connections_or_no_sample_are_invalid_whatever_else():

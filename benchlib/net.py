@@ -20,6 +20,22 @@ def port_free(port: int) -> bool:
     return True
 
 
+def is_local(host: str) -> bool:
+    """Whether `host` names an address of this machine (one a socket here can bind to)."""
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except OSError:
+        return False
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            try:
+                probe.bind((address[0], 0))
+                return True
+            except OSError:
+                continue
+    return False
+
+
 def free_port() -> int:
     """A port nothing listens on now, chosen by the kernel."""
     with socket.socket() as s:

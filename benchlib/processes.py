@@ -122,3 +122,29 @@ def stop_group(target: "int | subprocess.Popen", grace: float = 10) -> None:
             pass
     if proc is not None:
         proc.wait()
+
+
+def listener(port: int) -> int | None:
+    """The pid of this machine's process listening on TCP `port` (IPv4 or IPv6), or None: none
+    listens, or its sockets are not ours to see."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return None
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if any(os.readlink(fd) in inodes for fd in (proc / "fd").iterdir()):
+                return int(proc.name)
+        except OSError:  # gone meanwhile, or not ours
+            continue
+    return None

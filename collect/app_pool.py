@@ -4,8 +4,9 @@
   run's layout, restarted when it has exited, or afresh when a phase wants a fresh process (the
   study's protocol, the memory pass). What each running app reports it loaded goes to the run's
   manifest.
-- ExternalApps, apps something else runs (the Docker runner's containers): each framework at a
-  host and port of its own, never started, restarted or stopped here, only checked to answer.
+- ExternalApps, apps something else runs (the Docker runner's containers, the app `./testbed load`
+  is pointed at): each framework at a host and port of its own, never started, restarted or
+  stopped here, only checked to answer; sampled where it listens on this machine and may be.
 """
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,8 +15,8 @@ from pathlib import Path
 
 from benchlib import apps
 from benchlib.console import UserError
-from benchlib.net import http_status
-from benchlib.processes import stop_group
+from benchlib.net import http_status, is_local
+from benchlib.processes import listener, stop_group
 from collect import pinning
 from collect.item import RunningApp, log_tail, sampled_pid
 from collect.run_manifest import loaded_report
@@ -49,6 +50,10 @@ class AppPool:
     def address(self, name: str) -> tuple[str, int]:
         """Where `name` is reached: host and port."""
         return apps.host(), apps.port(self.frameworks[name])
+
+    def sampled(self) -> dict[str, int]:
+        """{framework: the pid the samplers watch} of the running apps."""
+        return {name: app.pid for name, app in self.running.items()}
 
     def ensure(self, name: str) -> None:
         """`name` running: started if it is not, or has exited."""
@@ -118,20 +123,29 @@ class Target:
 
 class ExternalApps:
     """The apps of `targets`, run by something else (the Docker runner's containers, the app
-    `./testbed load` is pointed at): nothing to start, restart or stop, and no process of ours to
-    sample (`running` stays empty, so the samplers watch the load generator alone). Starting one
-    only checks that it answers its readiness path."""
+    `./testbed load` is pointed at): nothing to start, restart or stop (`running` stays empty).
+    Starting one only checks that it answers its readiness path and, with `sample_local`, finds
+    the process listening on its port when that is on this machine, for the samplers to watch as
+    they watch a run's own app: without the server's CPU per request, the load generator's
+    headroom cannot be checked."""
     ours = False
     # top would watch the load generator alone, which the proc sampler does more precisely (and the
     # Docker runner's image has no top).
     sampler_kinds = ("proc",)
 
-    def __init__(self, targets: dict[str, Target], start_hint: str = "it runs elsewhere (TARGETS): start it there"):
+    def __init__(self, targets: dict[str, Target], start_hint: str = "it runs elsewhere (TARGETS): start it there",
+                 sample_local: bool = False):
         """`start_hint`: what the user does about one that does not answer."""
         self.targets = targets
         self.start_hint = start_hint
+        self.sample_local = sample_local
         self.running: dict[str, RunningApp] = {}
         self.loaded: dict[str, dict | None] = {}
+        self.pids: dict[str, int] = {}
+
+    def sampled(self) -> dict[str, int]:
+        """{framework: pid} of the apps found listening on this machine."""
+        return dict(self.pids)
 
     def serves(self, item: dict) -> bool:
         return item["api"] in self.targets[item["framework"]].apis
@@ -148,6 +162,11 @@ class ExternalApps:
             raise AppFailed(f"{name} is not answering {url} ("
                             + ("no answer" if status is None else f"HTTP {status}")
                             + f"); {self.start_hint}", "")
+        pid = listener(target.port) if self.sample_local and is_local(target.host) else None
+        if pid:
+            self.pids[name] = pid
+        else:
+            self.pids.pop(name, None)
 
     def start(self, names: list[str]) -> None:
         """Not ours to start: checks that each answers."""

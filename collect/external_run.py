@@ -99,7 +99,7 @@ def manifest(options: runs.RunOptions, targets: dict[str, Target], launcher: str
         # The images run each framework.json's default variant (docker/test_compose.py checks the Node ones).
         variant="default", loadgen_why="the Docker runner's load generator",
         layout_note="the apps and the database in their own containers, JMeter in this one",
-        not_sampled="the apps and the database run in other containers (watch docker stats)")
+        sampled="not the apps nor the database: they run in other containers (watch docker stats)")
     recorded["protocol"]["load"] = {"from": "the jmeter container: one JMeter process per batch",
                                     "jmeter": "a thread group per measurement"}
     return recorded

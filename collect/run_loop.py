@@ -201,7 +201,7 @@ class RunLoop:
     def sampled(self) -> dict[str, int]:
         """What the samplers watch besides the load generator: every running app, the database."""
         db_pid = self.database_pid()
-        return {**{f"app:{name}": app.pid for name, app in self.apps.running.items()},
+        return {**{f"app:{name}": pid for name, pid in self.apps.sampled().items()},
                 **({"db": db_pid} if db_pid else {})}
 
     def roles(self, framework: str) -> dict[str, str]:
@@ -323,8 +323,8 @@ class RunLoop:
         marks.append({name: (app.log, app.log.stat().st_size if app.log.exists() else 0)
                       for name, app in self.apps.running.items()})
         record = self.files.begin(measurement.item)
-        app = self.apps.running.get(measurement.framework)  # None: an app something else runs
-        record["pids"] = {"app": app.pid if app else None, "db": db_pid, "loadgen": batch.loadgen_pid}
+        record["pids"] = {"app": self.apps.sampled().get(measurement.framework), "db": db_pid,
+                          "loadgen": batch.loadgen_pid}
         record["loadgen"] = batch.loadgen
         record["variant"] = self.context.frameworks[measurement.framework]["variant"]["name"]
         record["loaded"] = self.apps.loaded.get(measurement.framework)

@@ -200,12 +200,12 @@ def build(options, chosen: dict[str, dict], jmeter: str, db, layout: dict) -> di
 
 
 def external(options, targets: dict, launcher: str, run_id: str, runner: dict, *, variant: str | None,
-             loadgen_why: str, layout_note: str, not_sampled: str) -> dict:
+             loadgen_why: str, layout_note: str, sampled: str, db=None) -> dict:
     """The manifest of a new run on apps something else runs (collect/app_pool.py ExternalApps: the
     Docker runner's containers, the app `./testbed load` is pointed at): common()'s, where each app
-    is reached, and that neither it nor the database is sampled (`not_sampled` says why), only the
-    load generator. `runner`: who ran the run, and what it measures; `variant`: the variant the
-    apps run, None when it cannot be known here."""
+    is reached, and what the samplers watch besides the load generator (`sampled`, with why).
+    `runner`: who ran the run, and what it measures; `variant`: the variant the apps run, None when
+    it cannot be known here; `db`: the managed database, when it is sampled."""
     shared = common(options, options.frameworks, launcher, run_id)
     del shared["settings"]["bind_address"]  # not this run's to choose: the apps listen where they run
     shared["protocol"]["apps"] = "run by something else: never started or restarted here"
@@ -218,8 +218,8 @@ def external(options, targets: dict, launcher: str, run_id: str, runner: dict, *
         "layout": {"requested": "no-pin", "applied": False, "note": layout_note},
         "ports": {f: targets[f].port for f in options.frameworks},
         "runner": runner,
-        "database": {"managed": False, "sampled": False},
-        "samplers": {"proc": f"/proc/<pid>/stat every 0.1 s, the load generator only: {not_sampled}",
+        "database": database_info(db) if db else {"managed": False, "sampled": False},
+        "samplers": {"proc": f"/proc/<pid>/stat every 0.1 s: the load generator; {sampled}",
                      "summary_source": "proc.csv, trimmed to the measured window"},
         **({"engines": options.engines.facts} if options.engines else {}),
     }

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchlib import apps, interrupts, jmeter, jtl
+from benchlib import apps, database, interrupts, jmeter, jtl
 from benchlib.cases import find_case
 from benchlib.console import fail, say
 from benchlib.files import write_json
-from benchlib.net import http_status
+from benchlib.net import http_status, is_local
+from benchlib.processes import listener
 from benchlib.engines import Endpoint
 from benchlib.jtl import EDGE_FIELDS, JTL_FIELDS
 from benchlib.paths import IDS, results_root, shown
@@ -110,6 +111,14 @@ def summary_line(s: dict, folder: Path) -> str:
             f"max {s['max_ms']} ms -> {shown(folder)}/")
 
 
+def sampled_note(framework: str, port: int, local: bool, db) -> str:
+    """What the samplers watch besides the load generator, for the manifest."""
+    app = (f"{framework}'s process, the one listening on port {port} here" if local else
+           f"not {framework}: it does not listen on this machine, so the load generator's headroom "
+           f"against its CPU per request is not checked")
+    return f"{app}; " + ("the managed database server" if db else "not the database: not the managed server here")
+
+
 def load(r: LoadRequest) -> int:
     """Exit code 1 when any measured request failed (or none was measured)."""
     framework = validate(r)
@@ -122,6 +131,11 @@ def load(r: LoadRequest) -> int:
     threads = r.threads or c["requests"]
     rampup = 0 if engines else r.rampup if r.rampup is not None else min(jmeter.DEFAULTS["rampup_s"], r.warmup)
     target = Target(r.framework, host, port, (r.api,), framework["readiness_path"])
+    # Sampled, where they run here, as a run samples its own: the load generator's headroom is
+    # judged against the server's CPU per request (collect/validity.py loadgen_cost, loadgen_share).
+    local = is_local(host) and listener(port) is not None
+    db = database.database()
+    db = db if db.managed and database.server_pid() else None
     folder = new_folder(r.framework, r.api, r.case)
     options = runs.RunOptions(profile(r, threads, rampup), [r.framework], [r.api], [r.case], pin=False,
                               results_root=folder.parent, engines=engines, loadgen="jmeter")
@@ -131,7 +145,7 @@ def load(r: LoadRequest) -> int:
          "measures": "one item: the rounds phase of collect/run_loop.py, one round"},
         variant=None, loadgen_why="./testbed load measures with JMeter, the study's tool",
         layout_note="no pinning: the app where it was started, JMeter on this machine's cores",
-        not_sampled="the app and the database were started by something else")
+        sampled=sampled_note(r.framework, port, local, db), db=db)
     write_json(folder / MANIFEST, recorded)
     say(f"load: {r.framework} {r.api} case {r.case} ({c['rows']} rows, {c['joins']} joins): "
         f"{threads} threads, {r.warmup} s warm-up + {r.duration} s measured"
@@ -140,9 +154,10 @@ def load(r: LoadRequest) -> int:
     interrupts.catch(signal.SIGINT, signal.SIGTERM)
     # The run loop's progress on a terminal; a script sees the start line and the summary line only.
     with nullcontext(sys.stdout) if sys.stdout.isatty() else open(folder / "progress.log", "w") as progress:
-        loop = RunLoop(RunContext(folder, recorded, recorded["frameworks"], launcher, None, engines=engines, ids=IDS),
+        loop = RunLoop(RunContext(folder, recorded, recorded["frameworks"], launcher, db, engines=engines, ids=IDS),
                        stream=progress, pool=ExternalApps({r.framework: target},
-                                                          f"start it first: ./testbed up --framework {r.framework}"),
+                                                          f"start it first: ./testbed up --framework {r.framework}",
+                                                          sample_local=True),
                        resume_command="the same ./testbed load (a load is one measurement: it starts afresh)")
         code = loop.execute()
     if code:  # interrupted, or stopped by an app that stopped answering
@@ -173,6 +188,9 @@ def report(measured: dict, item_folder: Path, folder: Path, dashboard: bool, lau
     say(summary_line(results, folder))
     if checks["validity"] != "valid":
         say(f"  {checks['validity']}: {checks['validity_reasons']}")
+    if checks["app_cpu_ms_per_req"] is None:
+        say("  the load generator's headroom was not checked: the app was not sampled (it does not listen "
+            "on this machine); see the manifest's samplers")
     window = measured["window"]["measured_ms"]
     window = tuple(window) if window else None
     if results["errors"]:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from benchlib.processes import alive, command_name, find_named, wait_for_named
+from benchlib.net import free_port, is_local
+from benchlib.processes import alive, command_name, find_named, listener, wait_for_named
 from collect import item_stats
 from collect.samplers import Samplers, parse_stat, parse_top_line, top_command
 
@@ -165,6 +166,23 @@ def test_a_process_whose_runtime_renamed_its_main_thread_is_found_by_its_program
     finally:
         renamed.kill()
         renamed.wait()
+
+
+def test_an_app_started_by_something_else_is_found_by_the_port_it_listens_on():
+    # ./testbed load samples the app it is pointed at, when it listens here, by this lookup.
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-c", f"import socket, time; s = socket.socket(socket.AF_INET6); "
+                               f"s.bind(('::', {port})); s.listen(); print(flush=True); time.sleep(30)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        server.stdout.readline()  # listening
+        assert listener(port) == server.pid
+    finally:
+        server.kill()
+        server.wait()
+    assert listener(port) is None
+    assert is_local("127.0.0.1") and is_local("localhost")
+    assert not is_local("192.0.2.1") and not is_local("no-such-host.invalid")  # TEST-NET-1, unresolvable
 
 
 def test_a_sampler_whose_starter_is_gone_stops_by_itself(tmp_path):

@@ -26,7 +26,19 @@ def test_an_app_at_one_core_on_a_machine_with_room_is_held_by_one_thread_else_no
 
 def run_with(manifest: dict, where: Path = Path(".")) -> Run:
     return Run(where, Manifest.from_dict({"schema_version": 4, "run_id": "20260101-000000-quick",
-                                          "machine": {"cores": 2}, **manifest}), pd.DataFrame(), 0)
+                                          "machine": {"cores": 2}, **manifest}), pd.DataFrame({"framework": []}), 0)
+
+
+def test_the_rate_the_load_generator_took_on_full_cores_moves_the_ratio_by_the_arms_difference():
+    # Run Q's REST cases 1 and 2 (2026-11-28): ASP.NET Core filled the cores, Express.js did not in case 2.
+    split = pd.DataFrame({"framework": ["aspnet", "aspnet", "express", "express"], "api": ["rest"] * 4,
+                          "case": [1, 2, 1, 2], "loadgen_taken": [0.223, 0.215, 0.238, 0.0]})
+    run = run_with({"settings": {"frameworks": ["aspnet", "express"]}})
+    text = machine.generator_effect(split, run)
+    assert "aspnet 22 % in 2 of 2 cells; express 24 % in 1 of 2 cells" in text
+    # case 1: (1 - 0.238) / (1 - 0.223) = 0.98; case 2: 1 / (1 - 0.215) = 1.27; median 1.13
+    assert "change by a factor of 1.13 in the median cell (0.98-1.27; more than 5 % in 1 of 2 cells)" in text
+    assert machine.generator_effect(split.assign(loadgen_taken=0.0), run) is None
 
 
 def test_the_first_paragraph_says_which_load_generator_measured_where_and_why():

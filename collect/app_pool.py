@@ -6,7 +6,7 @@
   manifest.
 - ExternalApps, apps something else runs (the Docker runner's containers, the app `./testbed load`
   is pointed at): each framework at a host and port of its own, never started, restarted or
-  stopped here, only checked to answer; sampled where it listens on this machine and may be.
+  stopped here, only checked to answer; for `./testbed load`, sampled when it listens on this machine.
 """
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -129,8 +129,8 @@ class ExternalApps:
     they watch a run's own app: without the server's CPU per request, the load generator's
     headroom cannot be checked."""
     ours = False
-    # top would watch the load generator alone, which the proc sampler does more precisely (and the
-    # Docker runner's image has no top).
+    # The proc sampler alone: it gives every figure the checks read (and the Docker runner's image
+    # has no top).
     sampler_kinds = ("proc",)
 
     def __init__(self, targets: dict[str, Target], start_hint: str = "it runs elsewhere (TARGETS): start it there",

@@ -55,6 +55,10 @@ class AppPool:
         """{framework: the pid the samplers watch} of the running apps."""
         return {name: app.pid for name, app in self.running.items()}
 
+    def database(self, db) -> int | None:
+        """An external database server is not a run's to sample (the managed one is: RunLoop)."""
+        return None
+
     def ensure(self, name: str) -> None:
         """`name` running: started if it is not, or has exited."""
         app = self.running.get(name)
@@ -146,6 +150,10 @@ class ExternalApps:
     def sampled(self) -> dict[str, int]:
         """{framework: pid} of the apps found listening on this machine."""
         return dict(self.pids)
+
+    def database(self, db) -> int | None:
+        """With `sample_local`, the process listening on the database's port, when on this machine."""
+        return listener(db.port) if self.sample_local and is_local(db.host) else None
 
     def serves(self, item: dict) -> bool:
         return item["api"] in self.targets[item["framework"]].apis

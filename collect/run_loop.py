@@ -184,9 +184,9 @@ class RunLoop:
 
     def database_pid(self) -> int | None:
         """Read again per batch: the managed server may have been restarted since. An external
-        server is not ours to sample."""
+        server is the pool's to find, if it samples one (`./testbed load`)."""
         db, cpus = self.context.db, self.context.cpus
-        pid = managed_db.server_pid() if db and db.managed else None
+        pid = managed_db.server_pid() if db and db.managed else self.apps.database(db) if db else None
         if pid and cpus.get("db") and pid != self.pinned_db:
             pinning.pin_threads(pid, cpus["db"])
             self.pinned_db = pid

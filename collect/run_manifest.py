@@ -205,7 +205,7 @@ def external(options, targets: dict, launcher: str, run_id: str, runner: dict, *
     Docker runner's containers, the app `./testbed load` is pointed at): common()'s, where each app
     is reached, and what the samplers watch besides the load generator (`sampled`, with why).
     `runner`: who ran the run, and what it measures; `variant`: the variant the apps run, None when
-    it cannot be known here; `db`: the managed database, when it is sampled."""
+    it cannot be known here; `db`: the database, when it is sampled here."""
     shared = common(options, options.frameworks, launcher, run_id)
     del shared["settings"]["bind_address"]  # not this run's to choose: the apps listen where they run
     shared["protocol"]["apps"] = "run by something else: never started or restarted here"
@@ -218,7 +218,7 @@ def external(options, targets: dict, launcher: str, run_id: str, runner: dict, *
         "layout": {"requested": "no-pin", "applied": False, "note": layout_note},
         "ports": {f: targets[f].port for f in options.frameworks},
         "runner": runner,
-        "database": database_info(db) if db else {"managed": False, "sampled": False},
+        "database": {**database_info(db), "sampled": True} if db else {"managed": False, "sampled": False},
         "samplers": {"proc": f"/proc/<pid>/stat every 0.1 s: the load generator; {sampled}",
                      "summary_source": "proc.csv, trimmed to the measured window"},
         **({"engines": options.engines.facts} if options.engines else {}),

@@ -116,7 +116,8 @@ def sampled_note(framework: str, port: int, local: bool, db) -> str:
     app = (f"{framework}'s process, the one listening on port {port} here" if local else
            f"not {framework}: it does not listen on this machine, so the load generator's headroom "
            f"against its CPU per request is not checked")
-    return f"{app}; " + ("the managed database server" if db else "not the database: not the managed server here")
+    return f"{app}; " + (f"the database server, the one listening on port {db.port} here" if db else
+                         "not the database: it does not listen on this machine")
 
 
 def load(r: LoadRequest) -> int:
@@ -135,7 +136,7 @@ def load(r: LoadRequest) -> int:
     # judged against the server's CPU per request (collect/validity.py loadgen_cost, loadgen_share).
     local = is_local(host) and listener(port) is not None
     db = database.database()
-    db = db if db.managed and database.server_pid() else None
+    db = db if (database.server_pid() if db.managed else is_local(db.host) and listener(db.port)) else None
     folder = new_folder(r.framework, r.api, r.case)
     options = runs.RunOptions(profile(r, threads, rampup), [r.framework], [r.api], [r.case], pin=False,
                               results_root=folder.parent, engines=engines, loadgen="jmeter")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from benchlib.console import UserError
-from benchlib.database import server_pid
+from benchlib.database import database
 from benchlib.jmeter import find_jmeter, plan_command
 from benchlib.jtl import measured as jtl_measured, summarize as summarize_jtl
 from benchlib.net import free_port
@@ -64,10 +64,10 @@ def test_load_prints_one_summary_keeps_the_jtl_and_writes_the_dashboard(tmp_path
     item = json.loads((folder / record["item"] / "run.json").read_text())
     assert item["load"]["threads"] == 2 and item["checks"] == record["checks"]
     assert item["results"]["loadgen_cpu_mean_pct"] > 0, "the samplers did not watch JMeter"
-    # The app and the managed database, started by something else, are sampled where they run here,
-    # so the load generator's headroom is judged against the server's CPU per request.
+    # The app and the database, started by something else, are sampled where they listen here, so
+    # the load generator's headroom is judged against the server's CPU per request.
     assert item["pids"]["app"] == listener(implementations[name]) and item["results"]["cpu_mean_pct"] > 0
-    assert item["pids"]["db"] == server_pid() and item["checks"]["db_cpu_ms_per_req"] is not None
+    assert item["pids"]["db"] == listener(database().port) and item["checks"]["db_cpu_ms_per_req"] is not None
     assert item["checks"]["app_cpu_ms_per_req"] > 0
     assert json.loads((folder / "manifest.json").read_text())["order"] == [record["item"]]
     jtl_path = folder / record["item"] / "results.jtl"

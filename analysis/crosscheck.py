@@ -4,13 +4,10 @@ in interleaved rounds at the case's concurrency, measured
 again by the other load generator (JMeter when wrk measured the run, wrk when JMeter did). From
 schema 4 its rows are whole items, judged by the same checks: only rounds whose throughput is valid
 for both arms give a ratio. Where the two generators' valid ratios differ, the one with less
-headroom set its ratio; the same ratios with the rate each generator took on full cores given back
-(analysis/machine.py given_back) say whether that is all the difference. Before schema 4 the rows
-are wrk's figures only, every round counted."""
+headroom set its ratio. Before schema 4 the rows are wrk's figures only, every round counted."""
 import numpy as np
 import pandas as pd
 
-from analysis import machine
 from analysis.load import Run, run_table
 from analysis.paired import paired
 from analysis.validity import check_names
@@ -19,8 +16,7 @@ from benchlib.results import CROSSCHECK, CROSSCHECK_V3_COLUMNS, SUMMARY_COLUMNS
 NAMES = {"wrk": "wrk", "jmeter": "JMeter"}
 # Two load generators' ratios on the same cell agree when they are within this factor of each other.
 AGREEMENT = 1.15
-COLUMNS = ["tool", "api", "case", "ratio", "ratio_low", "ratio_high", "ratio_note", "rounds", "measured", "per_round",
-           "given_back"]
+COLUMNS = ["tool", "api", "case", "ratio", "ratio_low", "ratio_high", "ratio_note", "rounds", "measured", "per_round"]
 
 
 def rows(run: Run) -> tuple[pd.DataFrame | None, str]:
@@ -55,21 +51,8 @@ def ratios(run: Run, numerator: str, denominator: str) -> tuple[pd.DataFrame, st
         records.append({"tool": tool, "api": api, "case": int(case), "ratio": p.ratio.value,
                         "ratio_low": p.ratio.low, "ratio_high": p.ratio.high, "ratio_note": p.ratio.reason,
                         "rounds": p.n, "measured": measured,
-                        "per_round": ", ".join(f"{v:.2f}" for v in a[both] / b[both]),
-                        "given_back": given_back_ratio(run, cell[cell["usable"]], numerator, denominator)})
+                        "per_round": ", ".join(f"{v:.2f}" for v in a[both] / b[both])})
     return pd.DataFrame.from_records(records, columns=COLUMNS), ""
-
-
-def given_back_ratio(run: Run, items: pd.DataFrame, numerator: str, denominator: str) -> float | None:
-    """The geometric mean over the rounds both arms measured validly of numerator / denominator, each
-    item's throughput with the rate its load generator took on full cores given back; None before
-    schema 4 (no CPU figures) or without such a round."""
-    if run.manifest.schema_version < 4 or items.empty:
-        return None
-    back = items.assign(back=machine.given_back(items, run))
-    a, b = (back[back["framework"] == arm].set_index("iteration")["back"] for arm in (numerator, denominator))
-    both = a.index.intersection(b.index)
-    return paired(a[both], b[both]).ratio.value if not both.empty else None
 
 
 def agree(main: float | None, other: float | None) -> bool | None:

@@ -69,16 +69,21 @@ def shares_cores(run: Run) -> bool:
 def cpu_split(run: Run) -> pd.DataFrame:
     """Per arm, API and case, over the items whose throughput is valid: the mean CPU per request of
     the app, the database, the load generator and the rest of the machine (ms), the machine's busy
-    share, what bounds the capacity, and the mean share of the rate the load generator took
-    (`loadgen_taken`, the items' `taken`)."""
+    share, what bounds the capacity, and the share of the rate the load generator took
+    (`loadgen_taken`: its part of the CPU per request where it shared cores that were full, since
+    there every CPU second it spent was one the server could have served with; 0 where the cores
+    had room or it ran elsewhere)."""
     items = validity.judged(run)
     items = items[items["validity"].isin(("", validity.VALID))].copy()
     columns = ["framework", "api", "case", "rounds", "app_ms", "db_ms", "loadgen_ms", "other_ms", "total_ms",
                "machine_busy", "bound_by", "loadgen_taken"]
     if items.empty:
         return pd.DataFrame(columns=columns)
-    items = with_taken(items, run)
-    records = []
+    per_request = items["window_s"] * 1000 / items["samples"] / 100
+    items["other_ms"] = items["other_cpu_pct"] * per_request
+    items["busy"] = (items[["cpu_mean_pct", "db_cpu_mean_pct", "loadgen_cpu_mean_pct", "other_cpu_pct"]]
+                     .fillna(0).sum(axis=1)) / (100 * run.cores)
+    records, shared = [], shares_cores(run)
     for (arm, api, case), cell in items.groupby(["framework", "api", "case"]):
         parts = {"app_ms": cell["app_cpu_ms_per_req"].mean(), "db_ms": cell["db_cpu_ms_per_req"].mean(),
                  "loadgen_ms": cell["loadgen_cpu_ms_per_req"].mean(), "other_ms": cell["other_ms"].mean()}
@@ -88,33 +93,10 @@ def cpu_split(run: Run) -> pd.DataFrame:
                         **{k: round(v, 4) if pd.notna(v) else None for k, v in parts.items()},
                         "total_ms": round(total, 4), "machine_busy": round(busy, 3),
                         "bound_by": bound_by(parts, total, busy, app_core, run.cores),
-                        "loadgen_taken": round(cell["taken"].mean(), 3)})
+                        "loadgen_taken": round(parts["loadgen_ms"] / total, 3)
+                        if shared and busy >= SATURATED and total and pd.notna(parts["loadgen_ms"]) else 0.0})
     table = pd.DataFrame.from_records(records, columns=columns)
     return table.sort_values(["framework", "api", "case"], key=report_order, ignore_index=True)
-
-
-def with_taken(items: pd.DataFrame, run: Run) -> pd.DataFrame:
-    """Items (summary.csv's columns) with `other_ms`, `busy` (the machine's busy share) and `taken`:
-    the share of the item's rate the load generator took, its part of the CPU per request where it
-    shared cores that were full, since there every CPU second it spent was one the server could have
-    served with; 0 where the cores had room or it ran elsewhere."""
-    per_request = items["window_s"] * 1000 / items["samples"] / 100
-    other_ms = items["other_cpu_pct"] * per_request
-    busy = (items[["cpu_mean_pct", "db_cpu_mean_pct", "loadgen_cpu_mean_pct", "other_cpu_pct"]]
-            .fillna(0).sum(axis=1)) / (100 * run.cores)
-    parts = pd.concat([items[["app_cpu_ms_per_req", "db_cpu_ms_per_req", "loadgen_cpu_ms_per_req"]], other_ms],
-                      axis=1).fillna(0).sum(axis=1)
-    share = (items["loadgen_cpu_ms_per_req"] / parts.where(parts > 0)).fillna(0)
-    taken = share.where(busy >= SATURATED, 0.0) if shares_cores(run) else share * 0
-    return items.assign(other_ms=other_ms, busy=busy, taken=taken)
-
-
-def given_back(items: pd.DataFrame, run: Run) -> pd.Series:
-    """Each item's throughput with the rate the load generator took given back (throughput / (1 -
-    taken)): what a server that turned that CPU into requests at its measured cost would serve with
-    the load generator elsewhere. A model (collect/README.md, "The load generator's share of a full
-    machine")."""
-    return items["throughput_rps"] / (1 - with_taken(items, run)["taken"])
 
 
 def bound_by(parts: dict, total: float, busy: float, app_core: float, cores: int) -> str:

@@ -152,18 +152,12 @@ def crosscheck_table(doc: Doc, run: Run, answers: pd.DataFrame, tabs: Path) -> N
         doc.para(f"No second load generator's ratio: {why or 'crosscheck.csv has no case both frameworks measured'}.")
         return
     main_name = machine.loadgen_name(run)
-    judged = validity.judged(run)
-    valid = judged[judged["validity"] == validity.VALID]
     records, rows = [], []
     for r in found.sort_values(["api", "case"], key=report_order).itertuples(index=False):
         main = main_ratio(answers, r.api, r.case)
         main_value = main["ratio"] if main is not None and main.get("judged", True) else None
         agreed = crosscheck.agree(main_value, r.ratio)
-        main_back = crosscheck.given_back_ratio(run, valid[(valid["api"] == r.api) & (valid["case"] == r.case)],
-                                                ASPNET, EXPRESS) if main_value is not None else None
-        agreed_back = crosscheck.agree(main_back, r.given_back)
-        records.append({**r._asdict(), "main_tool": main_name, "main_ratio": main_value, "agree": agreed,
-                        "main_given_back": main_back, "agree_given_back": agreed_back})
+        records.append({**r._asdict(), "main_tool": main_name, "main_ratio": main_value, "agree": agreed})
         other = pd.Series({"ratio": r.ratio, "ratio_low": r.ratio_low, "ratio_high": r.ratio_high,
                            "note": r.ratio_note or "", "judged": False, "significant": False})
         rows.append({"API": "REST" if r.api == "rest" else "GraphQL", "Case": r.case,
@@ -172,22 +166,13 @@ def crosscheck_table(doc: Doc, run: Run, answers: pd.DataFrame, tabs: Path) -> N
                      f"{crosscheck.NAMES.get(r.tool, r.tool)} A/E throughput (valid rounds)":
                          answer.ratio_text(other) if r.rounds else r.ratio_note,
                      "rounds": f"{r.rounds} of {r.measured}", "per round": r.per_round or "–",
-                     f"agree within {crosscheck.AGREEMENT - 1:.0%}": {True: "yes", False: "no", None: "–"}[agreed],
-                     "given back: both A/E, agree": given_back_text(main_back, r.given_back, agreed_back)})
+                     f"agree within {crosscheck.AGREEMENT - 1:.0%}": {True: "yes", False: "no", None: "–"}[agreed]})
     pd.DataFrame.from_records(records).to_csv(tabs / "crosscheck.csv", index=False)
     doc.table(pd.DataFrame(rows), f"Throughput A/E from {main_name} beside the other load generator at the same "
                                   "concurrency (crosscheck.csv), each over the rounds its own checks passed: where "
-                                  "the two differ, the one with less headroom set its ratio. Given back: each "
-                                  "generator's pair with the rate it took on full cores given back (The machine and "
-                                  "the load), which says whether its share is all that differs")
+                                  "the two differ, the one with less headroom set its ratio")
     if why_few := crosscheck.headroom(run, main_name):
         doc.para(why_few)
-
-
-def given_back_text(main: float | None, other: float | None, agreed: bool | None) -> str:
-    if main is None or other is None or pd.isna(main) or pd.isna(other):
-        return "–"
-    return f"{main:.2f} and {other:.2f}: {'yes' if agreed else 'no'}"
 
 
 def memory_table(doc: Doc, run: Run, tabs: Path) -> None:

@@ -117,7 +117,7 @@ def generator_effect(split: pd.DataFrame, run: Run) -> str | None:
     """What the load generator's share did to the ratios: the range each arm lost, and for the
     reference over each other framework the factor a load generator elsewhere would move the ratio
     by ((1 - taken by the other) / (1 - taken by the reference)): a model, which two load generators
-    of different cost bore out on one cell (collect/README.md, "The load generator's share of a full
+    of different cost bear out on average (collect/README.md, "The load generator's share of a full
     machine"); None when it took nothing."""
     if not split["loadgen_taken"].any():
         return None

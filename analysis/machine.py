@@ -127,9 +127,9 @@ def generator_effect(split: pd.DataFrame, run: Run) -> str | None:
             f"them (the column \"Rate the load generator took\"): {lost}. ")
     taken = split.pivot_table(index=["api", "case"], columns="framework", values="loadgen_taken")
     for versus in answer.framework_comparisons(run):
-        pair = taken[[versus.numerator, versus.denominator]].dropna() if {versus.numerator, versus.denominator} \
-            <= set(taken.columns) else pd.DataFrame()
-        if pair.empty:
+        arms = [versus.numerator, versus.denominator]
+        pair = taken[arms].dropna() if set(arms) <= set(taken.columns) else None
+        if pair is None or pair.empty:
             continue
         factor = (1 - pair[versus.denominator]) / (1 - pair[versus.numerator])
         moved = int((abs(factor - 1) > 0.05).sum())

@@ -7,6 +7,7 @@ import urllib.request
 from pathlib import Path
 
 from benchlib.console import fail
+from benchlib.processes import listener
 
 
 def port_free(port: int) -> bool:
@@ -34,6 +35,11 @@ def is_local(host: str) -> bool:
             except OSError:
                 continue
     return False
+
+
+def listening_here(host: str, port: int) -> int | None:
+    """The pid of the process serving `host`:`port`, when that is on this machine, else None."""
+    return listener(port) if is_local(host) else None
 
 
 def free_port() -> int:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from benchlib import apps
 from benchlib.console import UserError
-from benchlib.net import http_status, is_local
-from benchlib.processes import listener, stop_group
+from benchlib.net import http_status, listening_here
+from benchlib.processes import stop_group
 from collect import pinning
 from collect.item import RunningApp, log_tail, sampled_pid
 from collect.run_manifest import loaded_report
@@ -153,7 +153,7 @@ class ExternalApps:
 
     def database(self, db) -> int | None:
         """With `sample_local`, the process listening on the database's port, when on this machine."""
-        return listener(db.port) if self.sample_local and is_local(db.host) else None
+        return listening_here(db.host, db.port) if self.sample_local else None
 
     def serves(self, item: dict) -> bool:
         return item["api"] in self.targets[item["framework"]].apis
@@ -170,7 +170,7 @@ class ExternalApps:
             raise AppFailed(f"{name} is not answering {url} ("
                             + ("no answer" if status is None else f"HTTP {status}")
                             + f"); {self.start_hint}", "")
-        pid = listener(target.port) if self.sample_local and is_local(target.host) else None
+        pid = listening_here(target.host, target.port) if self.sample_local else None
         if pid:
             self.pids[name] = pid
         else:

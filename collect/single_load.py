@@ -18,8 +18,7 @@ from benchlib import apps, database, interrupts, jmeter, jtl
 from benchlib.cases import find_case
 from benchlib.console import fail, say
 from benchlib.files import write_json
-from benchlib.net import http_status, is_local
-from benchlib.processes import listener
+from benchlib.net import http_status, listening_here
 from benchlib.engines import Endpoint
 from benchlib.jtl import EDGE_FIELDS, JTL_FIELDS
 from benchlib.paths import IDS, results_root, shown
@@ -134,9 +133,9 @@ def load(r: LoadRequest) -> int:
     target = Target(r.framework, host, port, (r.api,), framework["readiness_path"])
     # Sampled, where they run here, as a run samples its own: the load generator's headroom is
     # judged against the server's CPU per request (collect/validity.py loadgen_cost, loadgen_share).
-    local = is_local(host) and listener(port) is not None
+    local = listening_here(host, port) is not None
     db = database.database()
-    db = db if (database.server_pid() if db.managed else is_local(db.host) and listener(db.port)) else None
+    db = db if (database.server_pid() if db.managed else listening_here(db.host, db.port)) else None
     folder = new_folder(r.framework, r.api, r.case)
     options = runs.RunOptions(profile(r, threads, rampup), [r.framework], [r.api], [r.case], pin=False,
                               results_root=folder.parent, engines=engines, loadgen="jmeter")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchlib.net import free_port, is_local
+from benchlib.net import free_port, is_local, listening_here
 from benchlib.processes import alive, command_name, find_named, listener, wait_for_named
 from collect import item_stats
 from collect.samplers import Samplers, parse_stat, parse_top_line, top_command
@@ -177,6 +177,7 @@ def test_an_app_started_by_something_else_is_found_by_the_port_it_listens_on():
     try:
         server.stdout.readline()  # listening
         assert listener(port) == server.pid
+        assert listening_here("localhost", port) == server.pid and listening_here("192.0.2.1", port) is None
     finally:
         server.kill()
         server.wait()

@@ -38,6 +38,10 @@ PREFERRED = ("aspnet", "express")
 # (18,271 then 18,243, 14,909 then 14,470, 13,454 then 14,347 req/s).
 STABLE = 0.10
 ATTEMPTS = 3
+# What a batch of probes costs beyond their seconds of load, for the run's time budget: JMeter's JVM
+# start and warm-up (13 s over the 6 probes of a first ceiling, 46 s in all; run 20261128-183047),
+# wrk nothing measurable (its one probe after the rounds took its 5.5 s).
+START_S = {"jmeter": 13}
 
 
 def rows(run_dir: Path, loadgen: str | None = None) -> list[dict]:
@@ -78,6 +82,15 @@ def target(arms: list[str]) -> str:
 def measured(run, loadgen: str, when: str) -> bool:
     """Whether ceiling.csv holds `loadgen`'s ceiling measured `when` (before or after the rounds)."""
     return any(r["when"] == when for r in rows(run.context.dir, loadgen))
+
+
+def estimate_s(run, loadgen: str, thread_counts: list[int], when: str = "before") -> float:
+    """Roughly how long measure() will take, 0 when it will measure nothing."""
+    if run.files.remote or measured(run, loadgen, when):
+        return 0
+    attempts = ATTEMPTS if when == "before" else 1
+    per_probe = probe.probe_profile(run.context.profile).longest() + 1
+    return START_S.get(loadgen, 0) + attempts * len(thread_counts) * per_probe
 
 
 def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "before") -> dict[int, float]:

@@ -27,9 +27,11 @@ from collect import ceiling
 from collect.order import order
 
 CROSSCHECK_DIR = "crosscheck"
-# What a pass's measurement costs beyond its seconds of load (the load generator's start and end, a
-# fresh app's start-up), for the run's time budget.
-OVERHEAD_S = {"crosscheck": 2, "memory": 3}
+# What a pass's measurement costs beyond its seconds of load, for the run's time budget: the load
+# generator's start and end (the cross-check's 16 JMeter items took 8.1 s each for 6 s of load), and
+# a fresh app's stop and start-up (the memory pass's 16 items 2.7 s each for 2 s of load; run
+# 20261128-183047; 2.5 s each over the default run's 144, 20261128-165655).
+OVERHEAD_S = {"crosscheck": 2, "memory": 1}
 
 
 def done(path: Path) -> set[str]:
@@ -66,15 +68,23 @@ def other_loadgen(run) -> str:
     return "wrk" if run.context.loadgen == "jmeter" else "jmeter"
 
 
-def estimate_s(run) -> float:
-    """Roughly how long the passes still to do will take, so extra rounds leave them room."""
-    return crosscheck_s(run) + memory_s(run)
+def crosscheck_items(run) -> list[dict]:
+    profile = run.context.profile
+    return todo(run, run.context.dir / CROSSCHECK, profile.crosscheck_cases, profile.crosscheck_iterations()) \
+        if profile.crosscheck else []
+
+
+def thread_counts(run, items: list[dict]) -> list[int]:
+    return sorted({run.context.profile.threads(i["requests"]) for i in items})
 
 
 def crosscheck_s(run) -> float:
-    p = run.context.profile
-    return len(todo(run, run.context.dir / CROSSCHECK, p.crosscheck_cases, p.crosscheck_iterations())) \
-        * (p.longest() + OVERHEAD_S["crosscheck"]) if p.crosscheck else 0
+    """Roughly how long the cross-check still to do will take, the other generator's ceiling with it."""
+    items = crosscheck_items(run)
+    if not items:
+        return 0
+    return ceiling.estimate_s(run, other_loadgen(run), thread_counts(run, items)) \
+        + len(items) * (run.context.profile.longest() + OVERHEAD_S["crosscheck"])
 
 
 def memory_s(run) -> float:
@@ -86,24 +96,22 @@ def memory_s(run) -> float:
 def crosscheck(run, progress) -> None:
     """The cross-check's items, a round per batch, into crosscheck/ and crosscheck.csv, after the
     other load generator's ceiling (measured here if the run has none for it)."""
-    profile = run.context.profile
-    cases, rounds = profile.crosscheck_cases, profile.crosscheck_iterations()
-    items = todo(run, run.context.dir / CROSSCHECK, cases, rounds) if profile.crosscheck else []
+    items = crosscheck_items(run)
     if not items:
         return
     loadgen = other_loadgen(run)
     progress.total += len(items)
+    cases = run.context.profile.crosscheck_cases
     progress.note(f"cross-check: {len(items)} measurements with {loadgen} (cases {', '.join(map(str, cases))}) …")
     with run.measuring_into(run.context.dir / CROSSCHECK_DIR, run.context.dir / CROSSCHECK, loadgen):
         for item in items:
             run.files.set_aside(item)  # an attempt cut short by an interruption
         # Its ceiling at the thread counts it measures: each costs the other generator an attempt.
-        threads = sorted({profile.threads(i["requests"]) for i in items})
-        run.ceilings[loadgen] = ceiling.measure(run, loadgen, threads, progress)
+        run.ceilings[loadgen] = ceiling.measure(run, loadgen, thread_counts(run, items), progress)
         while items:
             batch = [i for i in items if i["iteration"] == items[0]["iteration"]]
             run.run_batch(batch, progress)
-            items = todo(run, run.context.dir / CROSSCHECK, cases, rounds)
+            items = crosscheck_items(run)
 
 
 def memory(run, progress) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from benchlib.files import write_json
 from benchlib.results import MANIFEST
-from collect import ceiling, extra_passes, latency, pinning, probe, reference
+from collect import ceiling, extra_passes, latency, pinning, reference
 from collect.batch import LOADGENS, next_batch
 from collect.rounds import Rounds
 
@@ -83,7 +83,7 @@ def before_rounds(run, progress) -> None:
 def rounds(run, progress) -> None:
     """The items in the manifest's order, a batch (a round, or an item when every case gets a fresh
     app) at a time, then extra rounds while the budget lasts (collect/rounds.py)."""
-    todo, added = run.todo(), Rounds(run)
+    todo, added = run.todo(), Rounds(run, lambda: after_rounds_s(run))
     while todo:
         batch = next_batch(todo, run.context.profile)
         run.run_batch(batch, progress)
@@ -93,14 +93,19 @@ def rounds(run, progress) -> None:
         progress.total = len(run.items)
 
 
+def after_rounds_s(run) -> float:
+    """How long the run's phases after the rounds will take from where it is: the time extra rounds
+    leave them."""
+    phases = run.phases()
+    return sum(phase.estimate_s(run) for phase in phases[[p.name for p in phases].index(ROUNDS) + 1:])
+
+
 def ceiling_after(run, progress) -> None:
     ceiling.measure(run, run.context.loadgen, run.thread_counts(), progress, when="after")
 
 
 def ceiling_after_s(run) -> float:
-    if run.context.engines or ceiling.measured(run, run.context.loadgen, "after"):
-        return 0
-    return len(run.thread_counts()) * (probe.probe_profile(run.context.profile).longest() + 1)
+    return ceiling.estimate_s(run, run.context.loadgen, run.thread_counts(), when="after")
 
 
 PHASES = (

@@ -3,13 +3,13 @@ target, while the run's time budget lasts (`--budget`; the rule is benchlib/stop
 decision, and each cell's final state, is recorded in the manifest's `sequential` entry, and the
 added items join its `order`, so a resumed run carries on where it was."""
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 from benchlib import stopping
 from benchlib.cases import cases
 from benchlib.files import write_json
 from benchlib.results import MANIFEST, SUMMARY, parse_item_key, summary_rows
-from collect import extra_passes
 from collect.order import extra_round
 
 
@@ -38,8 +38,10 @@ def elapsed_s(manifest: dict) -> float:
 class Rounds:
     """Times the rounds as they run, and decides whether another one fits."""
 
-    def __init__(self, run):
+    def __init__(self, run, later_s: Callable[[], float]):
+        """`later_s`: how long the phases after the rounds will take, from where the run is."""
         self.run = run
+        self.later_s = later_s
         self.started = time.monotonic()
         self.measured = 0
 
@@ -58,7 +60,7 @@ class Rounds:
         if not profile.budget_s or len(arms) < 2 or not profile.paired or sequential is None:
             return []
         states = stopping.cell_states(summary_rows(run.context.dir / SUMMARY), arms, profile.target)
-        left = profile.budget_s - elapsed_s(run.context.manifest) - extra_passes.estimate_s(run)
+        left = profile.budget_s - elapsed_s(run.context.manifest) - self.later_s()
         per_cell = self.seconds_per_item() * len(arms)
         cells = stopping.next_round(states, max(0, int(left // per_cell)))
         sequential["states"] = [s.recorded() for s in states]

@@ -24,7 +24,7 @@ from benchlib.results import JTL, MANIFEST, STATE, SUMMARY, item_key, parse_item
 from collect import batch as batches
 from collect import ceiling, pinning, remote
 from collect.app_pool import AppFailed, AppPool, ExternalApps
-from collect.phases import PHASES, ROUNDS, Phase
+from collect.phases import PHASES, ROUNDS, Phase, after_rounds_s
 from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Measurement
 from collect.item import JMETER_SLACK_S, copy_log, judge, log_tail, outcome_line, trimmed_stats
@@ -113,13 +113,12 @@ class RunLoop:
         self.files.reconcile(self.items)
         progress = Progress(len(self.items), len(self.items) - len(todo), self.estimate(), self.stream)
         self.set_state("running")
-        phases = self.phases()
         try:
             for item in [i for i in todo if not self.serves(i)]:
                 progress.result(item_key(item), self.files.exclude(item))
-            for n, phase in enumerate(phases):
+            for phase in self.phases():
                 if phase.name == ROUNDS:  # the progress line times the items, and counts what follows them
-                    progress.begin_items(sum(later.estimate_s(self) for later in phases[n + 1:]))
+                    progress.begin_items(after_rounds_s(self))
                 try:
                     phase.run(self, progress)
                 except AppFailed as e:

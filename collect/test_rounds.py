@@ -2,10 +2,12 @@
 bookkeeping (the manifest's order and `sequential` entry, its items). The rule itself is tested in
 benchlib/test_stopping.py; the rounds a real run adds are in its manifest (collect/README.md)."""
 import io
+import time
 
 from benchlib.cases import cases
 from benchlib.results import SUMMARY, append_summary, item_key, summary_row
-from collect import extra_passes, rounds
+from collect import ceiling, extra_passes, rounds
+from collect.probe import probe_profile
 from collect.run_context import RunContext
 from collect.run_loop import RunLoop
 from collect.profiles import PROFILES
@@ -35,15 +37,20 @@ def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 6
     return run
 
 
+def added(run: RunLoop, later_s: float = 0) -> list[dict]:
+    """The next round's items, with `later_s` seconds of phases still to come after the rounds."""
+    return rounds.Rounds(run, lambda: later_s).add()
+
+
 def test_only_the_cell_whose_interval_is_wide_gets_another_round(tmp_path):
     run = run_after_three_rounds(tmp_path, "2099-01-01T00:00:00Z")  # the whole budget ahead
-    added = rounds.Rounds(run).add()
+    more = added(run)
     # Case 1's three ratios differ by 1 %: even at t(0.9875, 2) = 6.2 (benchlib/stopping.py) its interval is ±2 %.
     # Case 3 failed its checks in every round: more of the same would not help.
-    assert sorted((i["framework"], i["case"], i["iteration"]) for i in added) == \
+    assert sorted((i["framework"], i["case"], i["iteration"]) for i in more) == \
         [("aspnet", 2, 4), ("express", 2, 4)]
-    assert [item_key(i) for i in added] == run.context.manifest["order"][-2:] and run.items[-2:] == added
-    assert added[0]["requests"] == cases()[2]["requests"]
+    assert [item_key(i) for i in more] == run.context.manifest["order"][-2:] and run.items[-2:] == more
+    assert more[0]["requests"] == cases()[2]["requests"]
     assert run.context.manifest["sequential"]["rounds"] == [
         {"round": 4, "cells": [["rest", 2]], "estimated_s": round(2 * run.estimate())}]
     assert {s["case"]: s["state"] for s in run.context.manifest["sequential"]["states"]} == \
@@ -52,14 +59,23 @@ def test_only_the_cell_whose_interval_is_wide_gets_another_round(tmp_path):
 
 def test_no_round_is_added_once_the_budget_is_spent_and_the_manifest_says_why(tmp_path):
     run = run_after_three_rounds(tmp_path, "2000-01-01T00:00:00Z")
-    assert rounds.Rounds(run).add() == []
+    assert added(run) == []
     assert run.context.manifest["sequential"]["stopped"].startswith("the budget")
     assert len(run.context.manifest["order"]) == 18
 
 
+def test_the_phases_after_the_rounds_keep_their_time(tmp_path):
+    """The wide cell's round (both arms) fits a budget less what follows the rounds, or does not."""
+    run = run_after_three_rounds(tmp_path, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), budget_s=120)
+    after_one_round = 120 - 2 * run.estimate()
+    assert added(run, later_s=after_one_round + 5) == []
+    assert run.context.manifest["sequential"]["stopped"].startswith("the budget: ")
+    assert len(added(run, later_s=after_one_round - 5)) == 2
+
+
 def test_without_a_budget_the_profile_rounds_are_all(tmp_path):
     run = run_after_three_rounds(tmp_path, "2099-01-01T00:00:00Z", budget_s=None)
-    assert rounds.Rounds(run).add() == [] and "rounds" not in run.context.manifest["sequential"]
+    assert added(run) == [] and "rounds" not in run.context.manifest["sequential"]
 
 
 def test_the_budget_leaves_room_for_the_passes_at_the_rounds_they_measure(tmp_path):
@@ -69,6 +85,10 @@ def test_the_budget_leaves_room_for_the_passes_at_the_rounds_they_measure(tmp_pa
     profile = run.context.profile
     assert (profile.memory_rounds, profile.crosscheck_iterations()) == (2, 2)
     assert extra_passes.memory_s(run) == 3 * len(ARMS) * 2 * (profile.memory_s + extra_passes.OVERHEAD_S["memory"])
-    # Of cases 1-3 only case 1 is one the cross-check measures again.
-    assert extra_passes.crosscheck_s(run) == len(ARMS) * 2 * (profile.longest() + extra_passes.OVERHEAD_S["crosscheck"])
+    # Of cases 1-3 only case 1 is one the cross-check measures again, after wrk's ceiling at its
+    # 100 connections (the run's generator is JMeter).
+    wrk_ceiling = ceiling.ATTEMPTS * (probe_profile(profile).longest() + 1)
+    assert ceiling.estimate_s(run, "wrk", [100]) == wrk_ceiling
+    assert extra_passes.crosscheck_s(run) == \
+        wrk_ceiling + len(ARMS) * 2 * (profile.longest() + extra_passes.OVERHEAD_S["crosscheck"])
     assert profile.with_iterations(1).crosscheck_iterations() == 1

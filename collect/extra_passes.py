@@ -74,16 +74,12 @@ def crosscheck_items(run) -> list[dict]:
         if profile.crosscheck else []
 
 
-def thread_counts(run, items: list[dict]) -> list[int]:
-    return sorted({run.context.profile.threads(i["requests"]) for i in items})
-
-
 def crosscheck_s(run) -> float:
     """Roughly how long the cross-check still to do will take, the other generator's ceiling with it."""
     items = crosscheck_items(run)
     if not items:
         return 0
-    return ceiling.estimate_s(run, other_loadgen(run), thread_counts(run, items)) \
+    return ceiling.estimate_s(run, other_loadgen(run), run.thread_counts(items)) \
         + len(items) * (run.context.profile.longest() + OVERHEAD_S["crosscheck"])
 
 
@@ -107,7 +103,7 @@ def crosscheck(run, progress) -> None:
         for item in items:
             run.files.set_aside(item)  # an attempt cut short by an interruption
         # Its ceiling at the thread counts it measures: each costs the other generator an attempt.
-        run.ceilings[loadgen] = ceiling.measure(run, loadgen, thread_counts(run, items), progress)
+        run.ceilings[loadgen] = ceiling.measure(run, loadgen, run.thread_counts(items), progress)
         while items:
             batch = [i for i in items if i["iteration"] == items[0]["iteration"]]
             run.run_batch(batch, progress)

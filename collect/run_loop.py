@@ -165,8 +165,9 @@ class RunLoop:
         finally:
             self.crosschecking = None
 
-    def thread_counts(self) -> list[int]:
-        return sorted({self.context.profile.threads(i["requests"]) for i in self.items})
+    def thread_counts(self, items: list[dict] | None = None) -> list[int]:
+        """The thread counts of `items` (the run's, unless given) under the run's profile."""
+        return sorted({self.context.profile.threads(i["requests"]) for i in (self.items if items is None else items)})
 
     def set_aside_unfinished(self) -> None:
         for item in self.items:

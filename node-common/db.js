@@ -25,8 +25,13 @@ const UNREACHABLE = new Set([
   'ER_CONNECTION_KILLED', 'ER_TOO_MANY_USER_CONNECTIONS',
 ]);
 
+// What mysql2 rejects a query with, with no code, once pool.end() has begun: at shutdown, the requests
+// still queued for a connection, whose clients are gone. The database is out of reach for them, and
+// their failure is no bug to log.
+const POOL_CLOSED = 'Pool is closed.';
+
 export function isUnreachable(error) {
   if (error == null) return false;
   // mysql2 marks connection-level failures as fatal, whatever their code.
-  return error.fatal === true || UNREACHABLE.has(error.code);
+  return error.fatal === true || UNREACHABLE.has(error.code) || error.message === POOL_CLOSED;
 }

@@ -70,6 +70,7 @@ export async function startServer(env = {}, { script = 'server.js', node = proce
     url: `http://${{ '0.0.0.0': '127.0.0.1', '[::]': '[::1]' }[host] ?? host}:${port}`,
     pid: child.pid,
     output: () => output,
+    exitCode: () => child.exitCode,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -137,11 +138,13 @@ export function problem(status, detail) {
 // A TCP relay to the database that records the text of every query the app sends (COM_QUERY
 // packets: sequence number 0, command byte 0x03; mysql2 sends no TLS). Point the app's DB_PORT at
 // `port`. Unlike the server's Com_select, which every client of the shared server adds to, it sees
-// this app's statements alone, and what they say.
+// this app's statements alone, and what they say. `hold()` keeps what the app sends from the database
+// (the app's queries wait, as on a busy server) until `release()`.
 export async function startStatementRelay() {
   const { host, port } = database;
   const statements = [];
   const sockets = new Set();
+  let held = null;
   const relay = net.createServer((client) => {
     const upstream = net.connect(port, host);
     let pending = Buffer.alloc(0);
@@ -154,8 +157,11 @@ export async function startStatementRelay() {
         }
         pending = pending.subarray(4 + length);
       }
+      if (held) held.push(() => upstream.write(data));
+      else upstream.write(data);
     });
-    client.pipe(upstream).pipe(client);
+    client.on('end', () => upstream.end());
+    upstream.pipe(client);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('error', () => { client.destroy(); upstream.destroy(); });
@@ -168,6 +174,12 @@ export async function startStatementRelay() {
     port: relay.address().port,
     statements: () => [...statements],
     clear: () => { statements.length = 0; },
+    hold: () => { held = []; },
+    release: () => {
+      const writes = held ?? [];
+      held = null;
+      writes.forEach((write) => write());
+    },
     async close() {
       sockets.forEach((socket) => socket.destroy());
       relay.close();

@@ -94,6 +94,10 @@ def test_a_load_generator_holding_much_of_a_full_machine_bounds_the_app_it_denie
                         "other_cpu_pct": 0.0, "steal_pct": 0.0}, loadgen="jmeter")
     assert held["validity"] == "bound" \
         and held["validity_reasons"].startswith("loadgen_share: the load generator held 45 %")
+    # The same share from a CPU set of its own (`--pin`) took nothing from the app.
+    pinned = check(stats={"cpu_mean_pct": 80.0, "db_cpu_mean_pct": 20.0, "loadgen_cpu_mean_pct": 90.0,
+                          "other_cpu_pct": 0.0, "steal_pct": 0.0}, loadgen="jmeter", shares_cores=False)
+    assert pinned["validity"] == "valid"
     # A machine with room to spare, and a generator far cheaper per request than the server.
     spare = check(stats={"cpu_mean_pct": 90.0, "db_cpu_mean_pct": 30.0, "loadgen_cpu_mean_pct": 40.0,
                          "other_cpu_pct": 0.0, "steal_pct": 0.0}, loadgen="jmeter")

@@ -60,8 +60,9 @@ CEILING_SHARE = 0.80
 OTHER_MAX_PCT = 15.0
 # The load generator saturated (SATURATION of the CPU it can use) or holding the connections
 # (UNDERLOADED: fewer requests in flight than that share of the threads): collect/item_stats.py.
-# Or holding LOADGEN_SHARE_PCT of all cores of a machine at least MACHINE_BUSY_PCT busy: the app was
-# denied that CPU, so its throughput is a lower bound. Calibrated on the default run's cross-check
+# Or holding LOADGEN_SHARE_PCT of all cores of a machine at least MACHINE_BUSY_PCT busy, on the app's
+# cores: the app was denied that CPU, so its throughput is a lower bound (from a CPU set of its own it
+# denied the app nothing). Calibrated on the default run's cross-check
 # (2026-11-26, both generators on the same cells): JMeter's items at 44-54 % of the machine gave
 # GraphQL case 18 an A/E of 1.70 where wrk's gave 1.29, while its items at 19-39 % agreed with wrk's
 # within 14 % (REST 13, REST 18, GraphQL 13); wrk's own items reached 39 % (ASP.NET Core's 1-row cells
@@ -205,7 +206,8 @@ def reasons_bound(f: dict, summary: dict, flags: list[str], shares_cores: bool) 
     if "underloaded" in flags:
         found.append(f"underloaded: {summary.get('in_flight_mean')} of {f['threads']} requests in flight on average: "
                      f"the connections waited in the load generator (bound from {UNDERLOADED:.0%})")
-    if (f["machine_cpu_pct"] or 0) >= MACHINE_BUSY_PCT and (f["loadgen_share_pct"] or 0) >= LOADGEN_SHARE_PCT:
+    if shares_cores and (f["machine_cpu_pct"] or 0) >= MACHINE_BUSY_PCT \
+            and (f["loadgen_share_pct"] or 0) >= LOADGEN_SHARE_PCT:
         found.append(f"loadgen_share: the load generator held {f['loadgen_share_pct']:.0f} % of a machine "
                      f"{f['machine_cpu_pct']:.0f} % busy "
                      f"(bound from {LOADGEN_SHARE_PCT:g} % with {MACHINE_BUSY_PCT:g} %)")

@@ -5,8 +5,8 @@ schedule and the samplers.
 - **valid**: JMeter held the schedule and every figure could be computed.
 - **bound**: JMeter's own lag set the latencies as much as the server did (the 99th percentile of
   the time JMeter held arrivals that a thread had in time above LAG_MS and above LAG_SHARE of the
-  measured p99), or the machine was busy with the load generator holding a share of it
-  (MACHINE_BUSY_PCT, LOADGEN_SHARE_PCT), or (remote engines) an engine started late or sent far
+  measured p99), or the machine was busy with the load generator holding a share of it on the
+  server's cores (MACHINE_BUSY_PCT, LOADGEN_SHARE_PCT), or (remote engines) an engine started late or sent far
   less of its share than another (START_LATE_MS, ENGINE_SHARE); not judged.
 - **invalid**: nothing was sent, a request failed, or the window is unknown.
 
@@ -117,10 +117,11 @@ def percentiles(values: list[float]) -> list[float | None]:
 
 
 def figures(samples: list[dict], scheduled: int, window_s: float, stats: dict, cores: int,
-            remote: Engines | None = None) -> dict:
+            remote: Engines | None = None, shares_cores: bool = True) -> dict:
     """The measurement's figures and verdict from its window's samples (window_samples), how many
-    arrivals the schedule put in the window, the sampler stats (item_stats.sampler_stats) and, on
-    remote engines, what they tell (engines)."""
+    arrivals the schedule put in the window, the sampler stats (item_stats.sampler_stats), on
+    remote engines what they tell (engines), and whether JMeter ran on the server's cores (no CPU
+    set of its own)."""
     sent = len(samples)
     errors = sum(1 for s in samples if s["success"].lower() != "true")
     start = [int(s["timeStamp"]) for s in samples]
@@ -143,7 +144,8 @@ def figures(samples: list[dict], scheduled: int, window_s: float, stats: dict, c
     row["machine_cpu_pct"] = round(sum(busy) / cores, 1) if busy else None
     row["saturated"] = bool(scheduled) and (late_pool > POOL_LATE_SHARE * scheduled
                                             or sent < SATURATED_SENT * scheduled)
-    invalid, bound = reasons_invalid(row), reasons_bound(row, percentiles(lag)[3], loadgen, cores, remote)
+    invalid = reasons_invalid(row)
+    bound = reasons_bound(row, percentiles(lag)[3], loadgen, cores, remote, shares_cores)
     row["validity"] = "invalid" if invalid else "bound" if bound else "valid"
     row["validity_reasons"] = ";".join(invalid + bound)
     return row
@@ -158,14 +160,14 @@ def reasons_invalid(row: dict) -> list[str]:
 
 
 def reasons_bound(row: dict, lag_p99: float | None, loadgen: float | None, cores: int,
-                  remote: Engines | None = None) -> list[str]:
+                  remote: Engines | None = None, shares_cores: bool = True) -> list[str]:
     found = reasons_engines(remote) if remote else []
     if lag_p99 is not None and row["p99_ms"] is not None and lag_p99 > max(LAG_MS, LAG_SHARE * row["p99_ms"]):
         found.append(f"loadgen_lag: JMeter held arrivals {lag_p99:.0f} ms at its p99, against a p99 latency of "
                      f"{row['p99_ms']:.0f} ms (bound above {LAG_MS} ms and {LAG_SHARE:.0%} of it, "
                      f"{row['late_loadgen']} arrivals over {LATE_MS} ms)")
     share = loadgen / cores if loadgen is not None else None
-    if (row["machine_cpu_pct"] or 0) >= MACHINE_BUSY_PCT and (share or 0) >= LOADGEN_SHARE_PCT:
+    if shares_cores and (row["machine_cpu_pct"] or 0) >= MACHINE_BUSY_PCT and (share or 0) >= LOADGEN_SHARE_PCT:
         found.append(f"machine: {row['machine_cpu_pct']:.0f} % of all cores busy, the load generator "
                      f"{share:.0f} % of them (bound from {MACHINE_BUSY_PCT:g} % with {LOADGEN_SHARE_PCT:g} %)")
     return found

@@ -212,4 +212,8 @@ def test_the_checks_on_a_real_jtl(steady):
     busy = latency_checks.figures(samples, scheduled, 3, {"cpu_mean_pct": 100, "db_cpu_mean_pct": 20,
                                                           "loadgen_cpu_mean_pct": 70}, 2)
     assert busy["validity"] == "bound" and busy["machine_cpu_pct"] == 95.0 and "machine:" in busy["validity_reasons"]
+    # JMeter in a CPU set of its own (`--pin`) took none of the server's cores.
+    pinned = latency_checks.figures(samples, scheduled, 3, {"cpu_mean_pct": 100, "db_cpu_mean_pct": 20,
+                                                            "loadgen_cpu_mean_pct": 70}, 2, shares_cores=False)
+    assert pinned["validity"] == "valid"
     assert latency_checks.figures([], scheduled, 3, {}, 2)["validity"] == "invalid"

@@ -7,6 +7,8 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from benchlib.console import fail, say
@@ -182,6 +184,19 @@ def start() -> Database:
         as_root=True)
     ensure_schema(db)
     return db
+
+
+@contextmanager
+def left_as_found() -> Iterator[None]:
+    """Around one command (a run, the tests): a managed server it started is stopped again when it
+    ends, however it ends, so that the machine is left as the command found it; a server that was
+    already running, or an external one, is left as it is."""
+    was_running = not database().managed or server_pid() is not None
+    try:
+        yield
+    finally:
+        if not was_running and server_pid():
+            stop()
 
 
 def stop():

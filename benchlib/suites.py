@@ -102,6 +102,11 @@ def pytest_suites(pytest_args: list[str]) -> list[Suite]:
 
 def run_all(pytest_args: list[str]) -> int:
     ensure_debian(*DEBIAN)  # the suites run every part, wrk and the samplers included
+    with database.left_as_found():
+        return run_suites(pytest_args)
+
+
+def run_suites(pytest_args: list[str]) -> int:
     implementations = apps.frameworks()
     # Suites start the apps they test, so every one is built first: side by side, and beside the
     # seeder's and linter's npm ci, the database and the data set (on a fresh clone npm ci and

@@ -71,8 +71,14 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     chosen = {f["name"]: f for f in apps.select_arms(names)}
     preflight.check_ports(chosen)
     engines = load_engines(request, settings, launcher)
+    with database.left_as_found():
+        db = prepare(chosen.values())
+        return execute(request, settings, chosen, launcher, engines, db)
 
-    db = prepare(chosen.values())
+
+def execute(request: MatrixRequest, settings: dict, chosen: dict, launcher, engines, db) -> tuple[int, Path]:
+    """A new run, or the resumed one, measured to its end (or its interruption)."""
+    root = request.results_root.resolve()
     if request.resume:
         run = runs.resume(root, request.resume, chosen, launcher, db, engines)
     else:

@@ -74,6 +74,29 @@ def test_a_server_started_by_a_process_that_lives_on_still_stops(isolated_testbe
     assert isolated_testbed.run("db", "start").returncode == 0
 
 
+# A command's body under database.left_as_found, as `./testbed run` and `./testbed test` have it:
+# it starts the server, and ends with the exit status it is given (a failure or an interruption
+# ends it as well).
+COMMAND = ("import sys\nfrom benchlib import database\n"
+           "with database.left_as_found():\n    database.start()\n    sys.exit(int(sys.argv[1]))\n")
+
+
+def test_a_command_stops_the_server_it_started_and_leaves_one_it_found_running(isolated_testbed):
+    def command(status: int) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", COMMAND, str(status)], cwd=ROOT,
+                              env=isolated_testbed.env(PYTHONPATH=str(ROOT)), capture_output=True, text=True,
+                              timeout=120)
+    pid = (isolated_testbed.home / "mysql" / "mysqld.pid").read_text()
+    found_running = command(0)
+    assert found_running.returncode == 0 and found_running.stdout == "", found_running.stderr
+    assert (isolated_testbed.home / "mysql" / "mysqld.pid").read_text() == pid
+    assert isolated_testbed.run("db", "stop").returncode == 0
+    started = command(3)
+    assert started.returncode == 3 and started.stdout.strip().endswith("db: stopped."), started.stderr
+    assert isolated_testbed.run("db", "status").returncode != 0
+    assert isolated_testbed.run("db", "start").returncode == 0
+
+
 def test_a_zombie_does_not_count_as_running():
     child = subprocess.Popen(["true"])
     while open(f"/proc/{child.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":

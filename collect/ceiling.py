@@ -110,7 +110,7 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
                                 host, port, ceiling=True) for _ in range(attempts) for t in thread_counts]
     run_dir = run.context.dir
     figures = probe.measure(run, batches.new_folder(run_dir, run_dir / "ceiling"), measurements, loadgen)
-    shared = not run.context.cpus.get("loadgen")
+    shared = run.context.loadgen_shares_cores
     new = [row(f, loadgen, when, i // len(thread_counts) + 1, m.item["requests"], arm,
                run.context.machine_cores, shared) for i, (f, m) in enumerate(zip(figures, measurements))]
     append(run.context.dir / CEILING, new)

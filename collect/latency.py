@@ -281,7 +281,7 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
     stats = item_stats.sampler_stats(out.parent / PROC) if (out.parent / PROC).exists() else {}
     scheduled = sum(1 for t in schedule if WARMUP_S * 1000 <= t < (WARMUP_S + WINDOW_S) * 1000)
     figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, run.context.machine_cores, engines,
-                                     shares_cores=not run.context.cpus.get("loadgen"))
+                                     shares_cores=run.context.loadgen_shares_cores)
     (out.parent / "measurement.json").write_text(json.dumps(
         {"window_ms": [w0, w1], "batch": batch.folder.relative_to(run.context.dir).as_posix(),
          "position": index + 1, "schedule_seed": seed_of(run, m),

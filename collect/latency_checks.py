@@ -6,8 +6,8 @@ schedule and the samplers.
 - **bound**: JMeter's own lag set the latencies as much as the server did (the 99th percentile of
   the time JMeter held arrivals that a thread had in time above LAG_MS and above LAG_SHARE of the
   measured p99), or the machine was busy with the load generator holding a share of it on the
-  server's cores (MACHINE_BUSY_PCT, LOADGEN_SHARE_PCT), or (remote engines) an engine started late or sent far
-  less of its share than another (START_LATE_MS, ENGINE_SHARE); not judged.
+  server's cores (MACHINE_BUSY_PCT, LOADGEN_SHARE_PCT), or (remote engines) an engine started late
+  or sent far less of its share than another (START_LATE_MS, ENGINE_SHARE); not judged.
 - **invalid**: nothing was sent, a request failed, or the window is unknown.
 
 `saturated` is a result, not a fault: the server could not keep up with the rate (its pool of

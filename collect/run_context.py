@@ -48,6 +48,11 @@ class RunContext:
         return self.layout.get("cpus", {}) if self.layout.get("applied") else {}
 
     @property
+    def loadgen_shares_cores(self) -> bool:
+        """Whether the load generator runs on the apps' and the database's cores (no CPU set of its own)."""
+        return not self.cpus.get("loadgen")
+
+    @property
     def loadgen(self) -> str:
         """The load generator measuring the run's items: remote engines are JMeter's; otherwise as
         chosen (`--loadgen`, or by the reference work), JMeter for runs made before wrk measured."""

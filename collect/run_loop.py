@@ -367,7 +367,7 @@ class RunLoop:
         lost = socket_errors(folder / LOADGEN_OUT)
         flags, checks = judge(summary, stats, threads, cores, self.context.machine_cores,
                               None if engines else self.ceilings.get(batch.loadgen, {}).get(threads), engines,
-                              batch.loadgen, sum(lost.values()), shares_cores=not self.context.cpus.get("loadgen"))
+                              batch.loadgen, sum(lost.values()), shares_cores=self.context.loadgen_shares_cores)
         if lost:
             record["socket_errors"] = lost
         record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=cores,

@@ -189,16 +189,18 @@ def shape(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:
 
 
 def needed(run: Run, part: pd.DataFrame) -> list[str]:
-    """Each row's rounds_needed (analysis.rounds_needed); none for memory from fresh processes, whose
-    number is the profile's `memory_rounds`, not the run's rounds."""
+    """Each row's rounds_needed (analysis.rounds_needed); memory from fresh processes names the
+    option that sets their number (--memory-rounds), since --iterations does not."""
     width = rounds_needed.target(run.manifest)
     spread = part["spread"] if "spread" in part else pd.Series(float("nan"), index=part.index)
     degrees = part["df"] if "df" in part else pd.Series(float("nan"), index=part.index)
-    return ["" if r.metric == memory.METRIC else rounds_needed.for_answer(
+    texts = [rounds_needed.for_answer(
         r.bound, int(r.pairs) if pd.notna(r.pairs) else int(min(r.numerator_n, r.denominator_n)),
         r.ratio, float(r.ratio_high) if pd.notna(r.ratio_high) else math.nan,
         float(s) if pd.notna(s) else math.nan, r.note, width, df)
         for r, s, df in zip(part.itertuples(index=False), spread, degrees)]
+    return [rounds_needed.on_fresh_processes(text) if metric == memory.METRIC else text
+            for text, metric in zip(texts, part["metric"])]
 
 
 def memory_cells(run: Run, cells: pd.DataFrame, versus: Versus) -> pd.DataFrame:

@@ -14,41 +14,44 @@ refutation band decides it once that cell's simultaneous interval
 (analysis.verdicts.simultaneous_confidence) clears that band's edge, or once the cells' average
 does (average_rounds). If it never does (a ratio on an edge), no number of rounds decides it at
 these ratios. A scope cell that is a bound, or had no usable round, or whose metric its verdict
-left out, is no question of rounds: no number of rounds on this machine, after the rounds at
+left out, is no question of rounds (a memory cell from one fresh process is: --memory-rounds 2
+gives it a spread): no number of rounds on this machine, after the rounds at
 which the judged cells alone would decide the claim where they can (analysis.verdicts.
 settled_on_part: refuting an "all" claim, deciding a "most" one); one the run did not measure needs
 a run of the claim's whole scope.
 """
 import math
-import re
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from analysis import scope
-from analysis.claims import ALL, AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Interaction
+from analysis.claims import ALL, AT_EXPRESS_PEAK, EXPRESS, MEMORY, PEAK, Direction, Interaction
 from analysis.memory import NOTE as FRESH_PROCESS
-from analysis.rounds_needed import MAX_ROUNDS, NO_ROUNDS, NO_SPREAD, borrowed_df, count_text, rounds_to_clear
+from analysis.rounds_needed import MAX_ROUNDS, MEMORY_ROUNDS, NO_ROUNDS, NO_SPREAD, ROUNDS_FIRST, \
+    borrowed_df, count_text, on_fresh_processes, rounds_to_clear
 from analysis.stats import ALPHA, geometric_mean, known
 from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, UNJUDGED, Verdict, average_confidence, averaged, \
     band_outcome, column, design_effect, refutation_band, share_verdict, simultaneous_confidence
 
 NOT_DECIDED = "no number of rounds decides it at these ratios"
-# A rounds_needed that is a number of rounds, alone or before what else it says ("7 on its judged cells; else …").
-ROUNDS_FIRST = re.compile(r"\d+(?= |$)")
 # Why a scope cell was not judged, as analysis.scope words it, by what would change it.
 NO_SPREAD_NOTES = ("n=1", "the same ratio in every round")
 
 
-def for_verdicts(results: list[Verdict]) -> dict[str, str]:
-    """claim id -> rounds_needed, for every inconclusive verdict."""
-    return {v.claim.id: for_verdict(v) for v in results if v.verdict == INCONCLUSIVE}
+def for_verdicts(results: list[Verdict], fresh_memory: bool = False) -> dict[str, str]:
+    """claim id -> rounds_needed, for every inconclusive verdict. With `fresh_memory` (the run's
+    memory claims read its memory pass) a claim of peak memory says so: those cells' rounds are
+    fresh processes, which --memory-rounds sets and --iterations does not."""
+    return {v.claim.id: on_fresh_processes(for_verdict(v)) if fresh_memory and MEMORY in v.claim.metrics
+            else for_verdict(v) for v in results if v.verdict == INCONCLUSIVE}
 
 
 def for_verdict(v: Verdict) -> str:
     reasons = [why for _, why in v.not_judged]
-    here = [why for why in reasons if why != scope.NOT_IN_RUN and not why.startswith(NO_SPREAD_NOTES)]
+    here = [why for why in reasons if why != scope.NOT_IN_RUN and not why.startswith(NO_SPREAD_NOTES)
+            and FRESH_PROCESS not in why]
     if here:
         never = f"{NO_ROUNDS}: " + ", ".join(f"{n} cell{'s' if n != 1 else ''} {kind}"
                                              for kind, n in kinds(here).items())
@@ -106,7 +109,6 @@ def kinds(reasons: list[str]) -> dict[str, int]:
     for why in reasons:
         kind = ("bound" if why.startswith("bound") else
                 "with no usable round" if why.startswith(scope.NO_USABLE_ROUND) else
-                "from one fresh process each" if why.startswith(FRESH_PROCESS) else
                 "left out by their verdict" if "left out" in why else
                 "without an ok iteration" if "has no ok" in why else why)
         out[kind] = out.get(kind, 0) + 1
@@ -203,7 +205,7 @@ def peak_rounds(claim, part: pd.DataFrame) -> int | None:
 def answer_line(answers: pd.DataFrame, width: float) -> str:
     """One sentence under the answer: how many of its cells are still open, and what would close them."""
     needed = answers["rounds_needed"].fillna("").astype(str)
-    counted = needed[needed.str.fullmatch(r"\d+")].astype(int)
+    counted = needed.str.extract(f"^({ROUNDS_FIRST.pattern})", expand=False).dropna().astype(int)
     more = int(needed.str.startswith("more than").sum())
     parts = []
     if len(counted) + more:
@@ -214,13 +216,14 @@ def answer_line(answers: pd.DataFrame, width: float) -> str:
     never = int(needed.str.startswith(NO_ROUNDS).sum())
     if never:
         parts.append(f"{plural(never, 'cell')} bound or left out, which no number of rounds on this machine decides")
-    unknown = int((needed == NO_SPREAD).sum())
+    unknown = int(needed.str.startswith(NO_SPREAD).sum())
     if unknown:
         parts.append(f"{plural(unknown, 'cell')} with one usable round, no spread yet")
     if not parts:
         return f"Every cell with an interval has it within ±{width * 100:g} %: nothing here needs more rounds."
     return ("Still open: " + "; ".join(parts)
-            + " (tables/answer.csv, `rounds_needed`: rounds in all, fixed in advance with --iterations).")
+            + " (tables/answer.csv, `rounds_needed`: rounds in all, fixed in advance with --iterations, and with "
+            f"{MEMORY_ROUNDS} for memory).")
 
 
 def verdict_line(needed: dict[str, str]) -> str:
@@ -231,8 +234,9 @@ def verdict_line(needed: dict[str, str]) -> str:
     kinds_ = {"no number of rounds on this machine (bound, invalid or left-out cells)": NO_ROUNDS,
               "only a run of the claim's whole scope": "a run of its whole scope",
               "no number of rounds at these ratios": NOT_DECIDED, "more rounds first, to see the spread": NO_SPREAD}
-    parts = ([f"{len(numbers)} by a number of rounds fixed in advance (the fewest {min(numbers.values())}, "
-              f"{min(numbers, key=numbers.get)})"] if numbers else []) + [
+    parts = ([f"{len(numbers)} by a number of rounds fixed in advance (--iterations N, and {MEMORY_ROUNDS} N where "
+              f"it says so; the fewest {min(numbers.values())}, {min(numbers, key=numbers.get)})"]
+             if numbers else []) + [
         f"{n} by {words}" for words, prefix in kinds_.items()
         if (n := sum(t.startswith(prefix) for t in needed.values()))]
     return (f"{plural(len(needed), 'verdict')} inconclusive. What would decide them at the spread this run saw (the "

@@ -74,7 +74,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     sig.to_csv(tabs / "significance.csv", index=False)
     side.to_csv(tabs / "study_side_by_side.csv", index=False)
     ratios.to_csv(tabs / "study_ratios.csv", index=False)
-    needed = open_questions.for_verdicts(results)
+    needed = open_questions.for_verdicts(results, fresh_memory=memory.table(run)[0] is not None)
     verdicts.verdict_table(results, checks, needed).to_csv(tabs / "verdicts.csv", index=False)
     verdicts.cell_table(CLAIMS, claim_cells).to_csv(tabs / "claim_cells.csv", index=False)
     status.to_csv(tabs / "iterations.csv", index=False)

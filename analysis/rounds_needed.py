@@ -17,6 +17,7 @@ A bound, or a metric left out by its own verdict, is decided by no number of rou
 machine: more of the same measurement stays a bound. A cell with one usable round has no spread yet.
 """
 import math
+import re
 
 import numpy as np
 from scipy import stats
@@ -27,6 +28,11 @@ from benchlib.stopping import TARGET
 MAX_ROUNDS = 1000
 NO_ROUNDS = "no number of rounds on this machine"
 NO_SPREAD = "unknown: one usable round, no spread yet"
+# Memory from fresh processes (the memory pass) has as many rounds as --memory-rounds gives it, not --iterations.
+MEMORY_ROUNDS = "--memory-rounds"
+ONE_PROCESS = f"{NO_SPREAD} (memory from one fresh process per cell: {MEMORY_ROUNDS} 2 or more)"
+# A rounds_needed that is a number of rounds, alone or before what else it says ("7 on its judged cells; else …").
+ROUNDS_FIRST = re.compile(r"\d+(?= |$)")
 
 
 def rounds_to_clear(distance: float, spread: float, confidence: float, start: int = 2,
@@ -69,3 +75,11 @@ def for_answer(bound: str, rounds: int, ratio: float, high: float, spread: float
     if not math.isfinite(spread):
         return NO_SPREAD if rounds == 1 else ""
     return count_text(rounds_to_clear(math.log1p(width), spread, 0.95, rounds + 1, borrowed_df(df, rounds)))
+
+
+def on_fresh_processes(needed: str) -> str:
+    """A rounds_needed of memory from fresh processes, with the option that sets their number."""
+    if needed == NO_SPREAD:
+        return ONE_PROCESS
+    rounds = ROUNDS_FIRST.match(needed)
+    return f"{rounds[0]} ({MEMORY_ROUNDS} {rounds[0]} for memory){needed[rounds.end():]}" if rounds else needed

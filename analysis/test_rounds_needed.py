@@ -7,12 +7,13 @@ import pandas as pd
 from scipy import stats
 
 from analysis import open_questions, rounds_needed
-from analysis.claims import CLAIMS, MAX, MIN, TIME
-from analysis.rounds_needed import NO_ROUNDS, NO_SPREAD
+from analysis.claims import CLAIMS, MAX, MEMORY, MIN, TIME
+from analysis.rounds_needed import NO_ROUNDS, NO_SPREAD, ONE_PROCESS, on_fresh_processes
 from analysis.verdicts import NOT_REPRODUCED, INCONCLUSIVE, REPRODUCED, judge
 
 PEAK_CLAIM = next(c for c in CLAIMS if c.id == "rest-peak-load-almost-2x")      # cases 14, 15, 17, 18; min, max
 EXPRESS_LOWER = next(c for c in CLAIMS if c.id == "graphql-peak-load-express-faster")  # direction, all 4 cells
+ONE_ROW_MEMORY = next(c for c in CLAIMS if c.id == "rest-memory-one-row-higher")  # 7, 10, 13, 16 over the next
 
 
 def by_hand(distance: float, spread: float, confidence: float, start: int) -> int:
@@ -136,13 +137,37 @@ def test_a_scope_cell_this_machine_cannot_measure_is_no_question_of_rounds():
         "a run of its whole scope: 1 cells not in this run"
 
 
+def test_a_memory_claim_names_the_option_that_gives_its_cells_their_rounds():
+    # Peak memory from the memory pass: each round is a fresh process per arm and case, which
+    # --memory-rounds sets (--iterations does not). A single-row case 10 % above the next, at a
+    # spread of 0.05 per process: its interactions' intervals are too wide after 2.
+    ratios = {(case, MEMORY): 1.1 if case in (7, 10, 13, 16) else 1.0 for case in (7, 8, 10, 11, 13, 14, 16, 17)}
+    v = judge(ONE_ROW_MEMORY, cells(ONE_ROW_MEMORY, ratios, 0.05, rounds=2))
+    n = int(open_questions.for_verdict(v))
+    assert v.verdict == INCONCLUSIVE and n == by_hand(math.log(1.1), 0.05 * math.sqrt(2), 0.95, 3)
+    assert open_questions.for_verdicts([v], fresh_memory=True) == {v.claim.id: f"{n} (--memory-rounds {n} for memory)"}
+    assert open_questions.for_verdicts([v]) == {v.claim.id: str(n)}  # memory from the rounds: --iterations
+    assert judge(ONE_ROW_MEMORY, cells(ONE_ROW_MEMORY, ratios, 0.05, rounds=n)).verdict == REPRODUCED
+    # One process per arm and case gives no spread: a second one would, whatever the rounds.
+    assert on_fresh_processes(NO_SPREAD) == ONE_PROCESS and ONE_PROCESS.startswith(NO_SPREAD)
+    assert on_fresh_processes(f"7 on its judged cells; else {NO_ROUNDS}: 1 cell bound") == \
+        f"7 (--memory-rounds 7 for memory) on its judged cells; else {NO_ROUNDS}: 1 cell bound"
+    assert on_fresh_processes(f"{NO_ROUNDS}: 1 cell bound") == f"{NO_ROUNDS}: 1 cell bound"
+
+
 def test_one_line_each_sums_up_what_is_open():
     answers = pd.DataFrame({"rounds_needed": ["", "7", "12", f"{NO_ROUNDS}: bound (both)", NO_SPREAD]})
     assert open_questions.answer_line(answers, 0.10) == (
         "Still open: 2 cells with a 95 % interval wider than ±10 % would need 7-12 rounds (median 9.5) at the "
         f"spread this run saw; 1 cell bound or left out, which {NO_ROUNDS} decides; 1 cell with one usable "
-        "round, no spread yet (tables/answer.csv, `rounds_needed`: rounds in all, fixed in advance with --iterations).")
+        "round, no spread yet (tables/answer.csv, `rounds_needed`: rounds in all, fixed in advance with --iterations, "
+        "and with --memory-rounds for memory).")
+    # Memory from fresh processes counts the same, with its option beside the number.
+    memory = pd.DataFrame({"rounds_needed": [on_fresh_processes("7"), on_fresh_processes(NO_SPREAD)]})
+    line = open_questions.answer_line(memory, 0.10)
+    assert "1 cell with a 95 % interval wider than ±10 % would need 7-7 rounds" in line and "2 cells" not in line
     assert open_questions.answer_line(answers.iloc[:1], 0.10).startswith("Every cell with an interval has it within")
     line = open_questions.verdict_line({"a": "14", "b": "9", "c": f"{NO_ROUNDS}: 1 cell bound"})
     assert line.startswith("3 verdicts inconclusive.") \
-        and "2 by a number of rounds fixed in advance (the fewest 9, b)" in line
+        and "2 by a number of rounds fixed in advance (--iterations N, and --memory-rounds N where it says so; " \
+            "the fewest 9, b)" in line

@@ -37,6 +37,10 @@ def register(sub):
                    help="after the profile's rounds, add rounds for the cells whose interval is still "
                         f"wider than ±10 %% while the run stays within MINUTES "
                         f"(quick: {PROFILES['quick'].budget_s / 60:g})")
+    p.add_argument("--memory-rounds", type=int, metavar="N",
+                   help="fresh processes per framework and case in the memory pass, instead of the profile's "
+                        f"(quick: {PROFILES['quick'].memory_rounds}); the rounds a memory claim's "
+                        "`rounds_needed` asks for")
     layout = p.add_mutually_exclusive_group()
     layout.add_argument("--pin", dest="pin", action="store_true", default=None,
                         help="give the load generator a CPU set of its own, the app and database the rest "
@@ -78,7 +82,8 @@ def run(args) -> int:
     code, run_dir = run_matrix(MatrixRequest(
         args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
         args.cases, args.iterations, args.budget_min, args.pin, args.seed, args.resume,
-        parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl, args.loadgen))
+        parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl, args.loadgen,
+        args.memory_rounds))
     if code == 0:
         try:
             report(run_dir.name, run_dir.parent, None, args.reference, goal)

@@ -35,6 +35,7 @@ class MatrixRequest:
     bind: str | None = None                # where the apps listen (default: loopback, or towards the engines)
     ssl: bool = True                       # RMI over SSL to the engines
     loadgen: str | None = None             # wrk or jmeter; None: by profile, engines or measurement
+    memory_rounds: int | None = None       # fresh processes per arm and case in the memory pass
 
     def case_numbers(self) -> list[int]:
         """The cases asked for (`--cases`), else every case of cases.csv."""
@@ -45,9 +46,10 @@ class MatrixRequest:
         return self.apis or list(API_STYLES)
 
     def chosen(self) -> list[str]:
-        """The options given besides --resume and --results-dir."""
-        return [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "budget_min", "seed",
-                            "engines", "bind", "loadgen") if getattr(self, o) is not None] \
+        """The options given besides --resume and --results-dir, as the command line names them."""
+        given = [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "budget_min",
+                             "memory_rounds", "seed", "engines", "bind", "loadgen") if getattr(self, o) is not None]
+        return [{"budget_min": "budget"}.get(o, o).replace("_", "-") for o in given] \
             + ({True: ["pin"], False: ["no-pin"]}.get(self.pin, [])) + ([] if self.ssl else ["no-ssl"])
 
 
@@ -62,6 +64,7 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
         preflight.check_options(request.apis or [], request.cases or [], request.iterations,
                                 request.budget_min)
         preflight.check_loadgen(request.loadgen, request.profile or DEFAULT, bool(request.engines))
+        preflight.check_memory_rounds(request.memory_rounds, request.profile or DEFAULT)
     preflight.check_results_root(root)
     preflight.check_tools()
     launcher = find_jmeter()
@@ -87,6 +90,8 @@ def execute(request: MatrixRequest, settings: dict, chosen: dict, launcher, engi
             profile = profile.with_iterations(request.iterations)
         if request.budget_min is not None:
             profile = profile.with_budget(request.budget_min * 60)
+        if request.memory_rounds:
+            profile = profile.with_memory_rounds(request.memory_rounds)
         options = runs.RunOptions(profile, list(chosen), request.api_names(), request.case_numbers(),
                                   request.pin, root, engines,
                                   loadgen=request.loadgen or default_loadgen(profile, engines))

@@ -66,6 +66,19 @@ def check_loadgen(loadgen: str | None, profile: str, engines: bool) -> None:
         fail("the latency profile drives its arrivals with JMeter; drop --loadgen wrk.")
 
 
+def check_memory_rounds(memory_rounds: int | None, profile: str) -> None:
+    """`--memory-rounds` where the profile has a memory pass to give them to."""
+    if memory_rounds is None:
+        return
+    if memory_rounds < 1:
+        fail("--memory-rounds is how many fresh processes each arm and case gets in the memory pass; "
+             "give 1 or more.")
+    if not PROFILES[profile].memory_s:
+        with_pass = ", ".join(name for name, p in PROFILES.items() if p.memory_s)
+        fail(f"the {profile} profile has no memory pass for --memory-rounds; drop it, or use "
+             f"--profile {with_pass}.")
+
+
 def check_results_root(root: Path) -> None:
     try:
         root.mkdir(parents=True, exist_ok=True)

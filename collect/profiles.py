@@ -107,6 +107,9 @@ class Profile:
     def with_budget(self, budget_s: float | None) -> "Profile":
         return Profile(**{**asdict(self), "budget_s": budget_s})
 
+    def with_memory_rounds(self, memory_rounds: int) -> "Profile":
+        return Profile(**{**asdict(self), "memory_rounds": memory_rounds})
+
 
 PROFILES = {
     "smoke": Profile(

@@ -222,6 +222,8 @@ def test_bad_options_are_refused(tmp_path, run_env):
                        (["--resume", "nope"], "no run nope"),
                        (["--variants", "express:nope"], "express has no variant 'nope'; known: default"),
                        (["--variants", "express", "--frameworks", "express"], "not both"),
-                       (["--variants", "express,express:default"], "named twice")]:
+                       (["--variants", "express,express:default"], "named twice"),
+                       (["--memory-rounds", "0"], "give 1 or more"),
+                       (["--profile", "study", "--memory-rounds", "9"], "the study profile has no memory pass")]:
         result = run_testbed("run", *args, "--results-dir", str(tmp_path), env=run_env)
         assert result.returncode == 2 and text in result.stderr, (args, result.stderr)

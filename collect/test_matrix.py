@@ -16,3 +16,8 @@ def test_cases_and_apis_asked_for_are_the_ones_measured():
     request = MatrixRequest(Path("results"), apis=["graphql"], cases=[13, 1])
     assert request.case_numbers() == [13, 1] and request.api_names() == ["graphql"]
     assert request.chosen() == ["apis", "cases"]  # what --resume refuses beside it
+
+
+def test_resume_refuses_the_options_by_the_names_they_were_typed_as():
+    request = MatrixRequest(Path("results"), budget_min=60, memory_rounds=4, pin=False, resume="20261129-001942-quick")
+    assert request.chosen() == ["budget", "memory-rounds", "no-pin"]

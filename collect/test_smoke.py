@@ -24,7 +24,7 @@ def read_csv(path):
 
 def test_smoke_profile_runs_every_framework_and_request_shape_through_every_phase(tmp_path, run_env):
     result = run_testbed("run", "--profile", "smoke", "--frameworks", "all", "--cases", ",".join(map(str, CASES)),
-                         "--results-dir", str(tmp_path), env=run_env)
+                         "--memory-rounds", "2", "--results-dir", str(tmp_path), env=run_env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr
     [run] = [p for p in tmp_path.iterdir() if p.is_dir()]
     manifest = json.loads((run / "manifest.json").read_text())
@@ -84,8 +84,11 @@ def test_smoke_profile_runs_every_framework_and_request_shape_through_every_phas
     assert {r["loadgen"] for r in crosscheck} == {"jmeter"} \
         and all(r["validity"] in VALIDITY_STATES for r in crosscheck)
     assert (run / "crosscheck" / "express" / "rest" / "case-01" / "iter-01" / "results.jtl").exists()
+    # The memory pass: --memory-rounds fresh processes per arm and case, whatever the rounds.
     memory = read_csv(run / MEMORY)
-    assert {(r["framework"], r["api"], r["case"]) for r in memory} == {k for k in ok if k[2] in ("1", "13", "18")}
+    assert manifest["settings"]["profile"]["memory_rounds"] == 2
+    assert sorted((r["framework"], r["api"], r["case"], r["iteration"]) for r in memory) == \
+        sorted((*k, i) for k in ok if k[2] in ("1", "13", "18") for i in ("1", "2"))
     assert all(float(r["hwm_mb"]) > 0 for r in memory)
     assert manifest["validity"]["numbers"]["ceiling_share"] > 0
     aspnet = manifest["frameworks"]["aspnet"]["loaded"]

@@ -19,6 +19,7 @@ import os
 import shlex
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from benchlib import interrupts
@@ -80,9 +81,9 @@ def options(args, targets: dict[str, Target]) -> runs.RunOptions:
                             cases=None if args.cases == "all" else setting("CASES", preflight.case_numbers, args.cases),
                             iterations=setting("ITERATIONS", int, args.iterations) if args.iterations else None)
     preflight.check_options(request.apis or [], request.cases or [], request.iterations, named=SETTINGS)
-    profile = PROFILES[request.profile].with_budget(None)
+    profile = replace(PROFILES[request.profile], budget_s=None)
     if request.iterations:
-        profile = profile.with_iterations(request.iterations)
+        profile = replace(profile, iterations=request.iterations)
     return runs.RunOptions(profile, frameworks, request.api_names(), request.case_numbers(), pin=False,
                            results_root=args.results_dir, loadgen="jmeter")
 

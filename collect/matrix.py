@@ -2,7 +2,7 @@
 database, the data set, built apps), a new or resumed run, and its execution."""
 import os
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchlib import apps, builds, database, interrupts
@@ -87,11 +87,11 @@ def execute(request: MatrixRequest, settings: dict, chosen: dict, launcher, engi
     else:
         profile = PROFILES[request.profile or DEFAULT]
         if request.iterations:
-            profile = profile.with_iterations(request.iterations)
+            profile = replace(profile, iterations=request.iterations)
         if request.budget_min is not None:
-            profile = profile.with_budget(request.budget_min * 60)
+            profile = replace(profile, budget_s=request.budget_min * 60)
         if request.memory_rounds:
-            profile = profile.with_memory_rounds(request.memory_rounds)
+            profile = replace(profile, memory_rounds=request.memory_rounds)
         options = runs.RunOptions(profile, list(chosen), request.api_names(), request.case_numbers(),
                                   request.pin, root, engines,
                                   loadgen=request.loadgen or default_loadgen(profile, engines))

@@ -101,15 +101,6 @@ class Profile:
                 fields[name] = tuple(fields[name])
         return cls(**fields)
 
-    def with_iterations(self, iterations: int) -> "Profile":
-        return Profile(**{**asdict(self), "iterations": iterations})
-
-    def with_budget(self, budget_s: float | None) -> "Profile":
-        return Profile(**{**asdict(self), "budget_s": budget_s})
-
-    def with_memory_rounds(self, memory_rounds: int) -> "Profile":
-        return Profile(**{**asdict(self), "memory_rounds": memory_rounds})
-
 
 PROFILES = {
     "smoke": Profile(

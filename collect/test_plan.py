@@ -1,5 +1,6 @@
 """The parts of a run that need no app: order, profiles, pinning, trimming, flags, summary rows."""
 import csv
+from dataclasses import replace
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_the_default_profile_gives_paired_rounds_and_study_keeps_the_study_s_pro
 
 
 def test_a_thread_cap_caps_and_no_cap_is_the_case_s_own_load():
-    capped = PROFILES["smoke"].with_iterations(3)
+    capped = replace(PROFILES["smoke"], iterations=3)
     assert capped.iterations == 3 and PROFILES["smoke"].iterations == 1
     assert capped.threads(capped.thread_cap + 1) == capped.thread_cap
     assert capped.threads(capped.thread_cap - 1) == capped.thread_cap - 1

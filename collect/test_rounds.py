@@ -3,6 +3,7 @@ bookkeeping (the manifest's order and `sequential` entry, its items). The rule i
 benchlib/test_stopping.py; the rounds a real run adds are in its manifest (collect/README.md)."""
 import io
 import time
+from dataclasses import replace
 
 from benchlib.cases import cases
 from benchlib.results import SUMMARY, append_summary, item_key, summary_row
@@ -18,8 +19,7 @@ ARMS = ("aspnet", "express")
 
 def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 600) -> RunLoop:
     """Cases 1 (tight ratios), 2 (noisy) and 3 (express invalid) of REST, three rounds measured."""
-    profile = PROFILES["quick"].with_iterations(3)
-    profile = profile.with_budget(budget_s)
+    profile = replace(PROFILES["quick"], iterations=3, budget_s=budget_s)
     order = [item_key({"framework": f, "api": "rest", "case": c, "iteration": i})
              for i in (1, 2, 3) for c in (1, 2, 3) for f in ARMS]
     manifest = {"settings": {"profile": profile.settings()}, "order": order, "seed": 7,
@@ -91,4 +91,4 @@ def test_the_budget_leaves_room_for_the_passes_at_the_rounds_they_measure(tmp_pa
     assert ceiling.estimate_s(run, "wrk", [100]) == wrk_ceiling
     assert extra_passes.crosscheck_s(run) == \
         wrk_ceiling + len(ARMS) * 2 * (profile.longest() + extra_passes.OVERHEAD_S["crosscheck"])
-    assert profile.with_iterations(1).crosscheck_iterations() == 1
+    assert replace(profile, iterations=1).crosscheck_iterations() == 1

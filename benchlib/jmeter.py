@@ -11,6 +11,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from benchlib import toolchains
 from benchlib.cases import check_api, find_case
 from benchlib.console import fail, say
 from benchlib.paths import PLANS, ROOT, TESTBED_HOME
@@ -34,8 +35,7 @@ def find_jmeter() -> str:
     """The jmeter launcher: $JMETER_HOME/bin/jmeter, else a 5.x `jmeter` on PATH, else the
     development machines' shared copy, else the official 5.6.3 archive, downloaded once into
     .testbed/tools/ and checked against Apache's SHA-512."""
-    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        fail("java not found: JMeter needs Java 8 or later (Debian: apt-get install default-jre-headless).")
+    toolchains.require([toolchains.JAVA])
     home = os.environ.get("JMETER_HOME")
     if home:
         launcher = Path(home) / "bin" / "jmeter"

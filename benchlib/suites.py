@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchlib import apps, builds, database, jmeter
+from benchlib import apps, builds, database, jmeter, toolchains
 from benchlib.console import UserError, say
 from benchlib.dataset import seed
 from benchlib.isolated import IsolatedTestbed
@@ -101,6 +101,7 @@ def pytest_suites(pytest_args: list[str]) -> list[Suite]:
 
 
 def run_all(pytest_args: list[str]) -> int:
+    toolchains.require(toolchains.needed(apps.frameworks()))
     ensure_debian(*DEBIAN)  # the suites run every part, wrk and the samplers included
     with database.left_as_found():
         return run_suites(pytest_args)

@@ -5,7 +5,7 @@ import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchlib import apps, builds, database, interrupts
+from benchlib import apps, builds, database, interrupts, toolchains
 from benchlib.cases import API_STYLES, STUDY_PAIR, cases
 from benchlib.console import fail, say
 from benchlib.dataset import seed as seed_dataset
@@ -67,11 +67,12 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
         preflight.check_memory_rounds(request.memory_rounds, request.profile or DEFAULT)
     preflight.check_results_root(root)
     preflight.check_tools()
-    launcher = find_jmeter()
     settings = runs.recorded(root, request.resume)["settings"] if request.resume else {}
     names = settings["frameworks"] if request.resume else \
         request.variants or request.frameworks or default_frameworks()
     chosen = {f["name"]: f for f in apps.select_arms(names)}
+    toolchains.require(toolchains.needed(chosen.values()))
+    launcher = find_jmeter()
     preflight.check_ports(chosen)
     engines = load_engines(request, settings, launcher)
     with database.left_as_found():

@@ -117,10 +117,18 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
+class FakeServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # JMeter opens every thread's connection at once. Beyond socketserver's backlog of 5, the
+    # kernel drops a handshake while the accept loop waits for the GIL, and the client retries
+    # after TCP's back-off (1 s, then 3 and 7 s in all): 24 connections at once against a loop
+    # 0.3 s late left 7 waiting a second with a backlog of 5, none with 128.
+    request_queue_size = 128
+
+
 @contextmanager
 def fake_server(wrong: bool):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = FakeServer(("127.0.0.1", 0), Handler)
     server.wrong = wrong
     Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -13,11 +13,14 @@ PROJECT = {LIBRARY, "cli", "collect", "analysis", "contract", "bench", "seed", "
            "scaffold", "jmeter-plans", "generate", "compose_files"}
 SKIP = {"node_modules", ".testbed", "results", "bin", "obj", ".git"}
 # The only function-level imports of project code: a subcommand that needs a heavy or optional
-# dependency (pandas and matplotlib; a MySQL driver) imports its stage when it runs.
+# dependency (pandas and matplotlib; a MySQL driver) imports its stage when it runs, and so does the
+# end of a run, which prints the report's bottom line (collect/progress.py).
 LAZY = {("cli/report.py", "analysis.report"), ("cli/report.py", "benchlib.results"),
         ("cli/compare.py", "analysis.compare"), ("cli/compare.py", "analysis.compare_report"),
         ("cli/compare.py", "benchlib.results"),
-        ("cli/verify.py", "contract.verify")}
+        ("cli/pool.py", "analysis.answer"), ("cli/pool.py", "analysis.pool"), ("cli/pool.py", "analysis.pool_report"),
+        ("cli/pool.py", "benchlib.results"),
+        ("cli/verify.py", "contract.verify"), ("collect/progress.py", "analysis")}
 # Files analysis may read that are not result files: the study's published numbers, and the
 # report's own figures when they are embedded in its HTML.
 ANALYSIS_INPUTS = {("analysis/study.py", "STUDY_CSV"), ("analysis/render.py", "block[1]")}

@@ -31,7 +31,13 @@ Methodol 14:25). phi, the Hartung-Knapp factor, is Q(tau^2) / df, which PM sets 
 tau^2 > 0; when tau^2 = 0 it would be below 1 and narrow the interval under the one that
 assumes no spread, so it is taken as max(1, phi) (Roever et al. 2015, BMC Med Res Methodol 15:99):
 phi = 1 always, and what remains of the adjustment is t on sum_c (R_c - 1) degrees of freedom,
-R - 1 for a family of one cell. A cell one run alone has an interval there still has a pooled
+R - 1 for a family of one cell. Those count the uncertainty in tau^2 but take each run's s as
+known, while here s rests on 2-3 rounds (a few more where the family moderates it): when tau is
+small, the pooled variance is mostly the runs' own, and its degrees of freedom are theirs. So
+the t takes the smaller of the family's degrees of freedom and the Welch-Satterthwaite degrees of
+freedom of the pooled variance sum_r w_r^2 (s_r^2 + tau^2) / (sum_r w_r)^2, each s_r^2 part on
+its run's df and the tau^2 part on the family's: Hartung-Knapp's df where tau dominates, fewer
+where the runs' own noise does. A cell one run alone has an interval there still has a pooled
 interval: its ratio with s^2 + tau^2, tau from the family's other cells.
 
 I^2 = (Q - df) / Q with Cochran's Q at tau^2 = 0 (Higgins and Thompson 2002): the share of the
@@ -49,7 +55,8 @@ from scipy import optimize, stats
 class Fit:
     """One family's random-effects model: `tau2` its between-run variance (log scale), `q` Cochran's
     Q at tau^2 = 0 on `df` degrees of freedom (sum over cells of runs - 1) with its p, `i2`, and per
-    cell (by its label) the pooled log ratio and its standard error, whose interval takes t on df."""
+    cell (by its label) the pooled log ratio, its standard error and the degrees of freedom of its t
+    interval (module docstring)."""
     tau2: float
     dl_tau2: float
     q: float
@@ -58,6 +65,7 @@ class Fit:
     i2: float | None
     means: dict
     ses: dict
+    dfs: dict
 
     @property
     def tau(self) -> float:
@@ -104,23 +112,30 @@ def pm_tau2(groups: list[tuple[np.ndarray, np.ndarray]]) -> float:
     return float(optimize.brentq(lambda t: generalised_q(groups, t) - df, 0.0, high, xtol=1e-14, rtol=1e-12))
 
 
-def fit(y, se, cells) -> Fit:
+def fit(y, se, cells, dfs=None) -> Fit:
     """The model of one family: `y` each run's log ratio of a cell, `se` its log standard error,
-    `cells` the cell each belongs to (any hashable label), all of one length."""
-    groups = by_cell(y, np.asarray(se, dtype=float) ** 2, cells)
+    `dfs` the degrees of freedom that standard error rests on (None: known exactly), `cells` the
+    cell each belongs to (any hashable label), all of one length."""
+    variances = np.asarray(se, dtype=float) ** 2
+    groups = by_cell(y, variances, cells)
+    own_dfs = [d for d, _ in by_cell(np.full(len(variances), math.inf) if dfs is None else dfs, variances, cells)]
     labels = list(dict.fromkeys(np.asarray(cells, dtype=object).tolist()))
     df = sum(len(g) - 1 for g, _ in groups)
     tau2 = pm_tau2(groups)
     q = generalised_q(groups, 0.0)
-    means, ses = {}, {}
-    for label, (g, v) in zip(labels, groups):
+    means, ses, cell_dfs = {}, {}, {}
+    for label, (g, v), d in zip(labels, groups, own_dfs):
         w = 1 / (v + tau2)
         means[label] = float(np.sum(w * g) / np.sum(w))
         ses[label] = float(math.sqrt(1 / np.sum(w)))
+        # The pooled variance's parts: each run's own (estimated on its df) and tau^2's (on the family's).
+        parts = [(float(wi ** 2 * vi / np.sum(w) ** 2), float(di)) for wi, vi, di in zip(w, v, d)]
+        parts.append((float(np.sum(w ** 2) * tau2 / np.sum(w) ** 2), float(df)))
+        cell_dfs[label] = min(float(df), satterthwaite(parts)) if df > 0 else satterthwaite(parts)
     return Fit(tau2=tau2, dl_tau2=dl_tau2(groups), q=q, df=df,
                q_p=float(stats.chi2.sf(q, df)) if df > 0 else None,
                i2=max(0.0, (q - df) / q) if df > 0 and q > 0 else (0.0 if df > 0 else None),
-               means=means, ses=ses)
+               means=means, ses=ses, dfs=cell_dfs)
 
 
 def interval(mean: float, se: float, df: int, confidence: float = 0.95) -> tuple[float, float]:

@@ -79,3 +79,14 @@ def test_without_two_runs_of_any_cell_tau_is_unknown():
 ])
 def test_satterthwaite(parts, expected):
     assert math.isclose(meta.satterthwaite(parts), expected)
+
+
+def test_the_t_takes_the_runs_own_few_degrees_of_freedom_when_they_carry_the_variance():
+    # Two cells of three runs that agree (tau = 0), each standard error on 1 df: each run's part of
+    # the pooled variance v / 3 is v / 9, so Welch-Satterthwaite gives (v / 3)^2 / (3 (v / 9)^2 / 1)
+    # = 3 degrees of freedom, fewer than the family's 2 + 2 = 4, which Hartung-Knapp alone would take.
+    found = meta.fit([0.2, 0.21, 0.19, 0.5, 0.5, 0.5], [0.1] * 6, list("aaabbb"), [1] * 6)
+    assert found.tau2 == 0 and found.df == 4
+    assert math.isclose(found.dfs["a"], 3) and math.isclose(found.dfs["b"], 3)
+    # Known standard errors: the family's df, as Hartung-Knapp.
+    assert meta.fit([0.2, 0.21, 0.19, 0.5, 0.5, 0.5], [0.1] * 6, list("aaabbb")).dfs["a"] == 4

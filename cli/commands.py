@@ -1,4 +1,4 @@
 """The subcommands, in the order `--help` lists them."""
-from cli import compare, db, engine, load, new, report, run, seed, setup, test, up, verify
+from cli import compare, db, engine, load, new, pool, report, run, seed, setup, test, up, verify
 
-ALL = [setup, db, seed, new, up, verify, load, run, report, compare, engine, test]
+ALL = [setup, db, seed, new, up, verify, load, run, report, compare, pool, engine, test]

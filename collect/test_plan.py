@@ -9,7 +9,7 @@ from benchlib.cases import cases
 from benchlib.jtl import window_bounds
 from benchlib.results import item_key, parse_item_key
 from collect import item_stats, pinning
-from collect.order import order
+from collect.order import arms_in_slot, extra_round, order
 from collect.profiles import DEFAULT, PROFILES
 
 
@@ -37,10 +37,31 @@ def test_interleaved_rounds_run_the_frameworks_of_each_slot_back_to_back_in_a_se
     assert all(a["api"] == b["api"] and a["case"] == b["case"] and a["iteration"] == b["iteration"]
                and {a["framework"], b["framework"]} == set(frameworks) for a, b in pairs)
     first = [a["framework"] for a, _ in pairs]
-    assert 20 < first.count("aspnet") < 88  # which one goes first is drawn, not fixed
+    assert 20 < first.count("aspnet") < 88  # which one goes first is drawn per cell, not fixed
     slots = [(a["api"], a["case"]) for a, _ in pairs[:36]]
     assert slots != [(a, c) for a in apis for c in numbers] and sorted(slots) == sorted(
         (a, c) for a in apis for c in numbers)
+
+
+def test_each_cell_s_arm_order_is_counterbalanced_over_its_rounds_extra_rounds_included():
+    frameworks, apis, numbers = ["aspnet", "express"], ["rest", "graphql"], range(1, 19)
+    keys = order(frameworks, apis, numbers, 4, "run", seed=5) \
+        + extra_round(frameworks, [("rest", 1), ("graphql", 18)], 5, seed=5)
+    firsts: dict = {}
+    for a, b in zip(keys[::2], keys[1::2]):
+        item = parse_item_key(a, cases())
+        firsts.setdefault((item["api"], item["case"]), []).append(item["framework"])
+    assert all(rounds[:4].count("aspnet") == 2 for rounds in firsts.values())  # 2 of 4 rounds each
+    assert all(rounds[0] != rounds[1] and rounds[0] == rounds[2] for rounds in firsts.values())
+    assert firsts["rest", 1][4] == firsts["rest", 1][0]  # the fifth round goes on with the rotation
+    starts = [rounds[0] for rounds in firsts.values()]
+    assert 6 < starts.count("aspnet") < 30  # which arm opens a cell is drawn per cell
+
+
+def test_three_arms_each_go_first_once_in_three_rounds_of_a_cell():
+    arms = ["aspnet", "express", "fastify"]
+    assert sorted(arms_in_slot(arms, "rest", 7, r, seed=3)[0] for r in (1, 2, 3)) == sorted(arms)
+    assert all(sorted(arms_in_slot(arms, "rest", 7, r, seed=3)) == sorted(arms) for r in (1, 2, 3))
 
 
 def test_keys_name_the_results_folders_and_parse_back():

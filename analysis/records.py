@@ -108,6 +108,7 @@ class Settings:
     frameworks: tuple[str, ...] = ()
     bind_address: str | None = None
     profile: Profile | None = None
+    aa: str | None = None  # an A/A run (`--aa F`): its two arms are two processes of F
     recorded: Mapping = _empty()
 
     @classmethod
@@ -117,6 +118,7 @@ class Settings:
         return cls(
             frameworks=tuple(a for a in named if isinstance(a, str)) if isinstance(named, list) else (),
             bind_address=raw.get("bind_address") or None,
+            aa=raw.get("aa") if isinstance(raw.get("aa"), str) else None,
             profile=Profile(name=profile.get("name"), threads=profile.get("threads"),
                             warmup_s=profile.get("warmup_s"), duration_s=profile.get("duration_s"),
                             thread_cap=profile.get("thread_cap")) if isinstance(profile, dict) else None,
@@ -230,6 +232,7 @@ class Manifest:
     latency: LatencyPass = LatencyPass()
     ceiling_share: float = CEILING_SHARE  # `validity.numbers.ceiling_share`
     arms: Mapping = _empty()        # arm -> Arm, the manifest's `frameworks`
+    order: tuple[str, ...] = ()     # the item keys in the order the run measured them
 
     @property
     def paired(self) -> bool:
@@ -277,6 +280,7 @@ class Manifest:
             protocol=Protocol(name=_text(protocol.get("name")), paired=protocol.get("paired") is True,
                               rounds=_number(protocol.get("rounds"))) if isinstance(protocol, dict) else Protocol(),
             sequential=_sequential(_object(raw, "sequential"), path),
+            order=tuple(k for k in raw.get("order") or () if isinstance(k, str)),
             loadgen=Loadgen(tool=chosen.get("tool") or "jmeter", why=chosen.get("why") or None)
             if isinstance(chosen, dict) and chosen else None,
             layout=_placement(raw.get("layout")), pinning=_placement(raw.get("pinning")),

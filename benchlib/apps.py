@@ -199,6 +199,24 @@ def variants(framework: dict) -> list[dict]:
     return framework.get("variants") or [{"name": "default", "env": {}}]
 
 
+# The arm `F:aa` is a second, independent process of F's default variant: the same build, start
+# command, settings and environment on a port of its own, so that `./testbed run --aa F` measures
+# the pipeline's false-positive rate with two arms that differ in nothing but the process.
+AA_VARIANT = "aa"
+AA_PORT_SHIFT = 50
+
+
+def second_process(framework: dict) -> dict:
+    """F's default arm as a second, independent process (`F:aa`)."""
+    first = arm(framework)
+    variant = {**first["variant"], "name": AA_VARIANT,
+               "description": f"a second process of {first['name']}'s default variant (A/A): the same "
+                              f"build, settings and environment; only the process differs"}
+    return {**first, "name": f"{framework['name']}:{AA_VARIANT}", "variant": variant,
+            "display_name": f"{first['display_name']} (second process)",
+            "default_port": framework["default_port"] + AA_PORT_SHIFT}
+
+
 def arm(framework: dict, variant_name: str | None = None) -> dict:
     """The framework as one of its variants runs it (docs/glossary.md, "Arm"), named `framework` for
     the default variant and `framework:variant` for the others; one clear line for an unknown
@@ -209,6 +227,8 @@ def arm(framework: dict, variant_name: str | None = None) -> dict:
     have a `build` of its own, run after the framework's (benchlib/builds.py). Each variant gets
     its own port (the framework's plus the variant's index), so a run can serve several at once."""
     known = variants(framework)
+    if variant_name == AA_VARIANT and all(v["name"] != AA_VARIANT for v in known):
+        return second_process(framework)
     index = next((i for i, v in enumerate(known) if v["name"] == (variant_name or known[0]["name"])), None)
     if index is None:
         fail(f"{framework['name']} has no variant {variant_name!r}; known: "

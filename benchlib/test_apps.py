@@ -171,6 +171,25 @@ def test_an_arm_is_the_framework_as_one_variant_runs_it_on_a_port_of_its_own(fra
         apps.arm(toy, "nope")
 
 
+def test_the_aa_arm_is_a_second_process_of_the_default_that_differs_only_in_name_and_port(state, framework):
+    toy = with_variants(framework)
+    first, second = (apps.arm(toy, name) for name in (None, apps.AA_VARIANT))
+    assert second["name"] == "toy:aa" and second["base"] == "toy"
+    assert apps.port(second) - apps.port(first) == apps.AA_PORT_SHIFT
+    same = ("start", "env", "build", "process_name", "dir")
+    assert all(second.get(k) == first.get(k) for k in same)
+    assert {k: v for k, v in second["variant"].items() if k not in ("name", "description")} == \
+        {k: v for k, v in first["variant"].items() if k not in ("name", "description")}
+    procs = [apps.start_app(arm, log_path=state / f"{arm['name']}.log") for arm in (first, second)]
+    try:  # two processes at once, each on its own port
+        for arm, proc in zip((first, second), procs):
+            apps.wait_ready(arm, apps.port(arm), proc)
+        assert len({p.pid for p in procs}) == 2
+    finally:
+        for proc in procs:
+            stop_group(proc)
+
+
 def test_a_variant_s_own_build_runs_after_the_framework_s_with_a_stamp_of_its_own(state, framework):
     toy = with_variants(framework)
     assert builds.build(apps.arm(toy, "other-runtime")) is True

@@ -30,6 +30,10 @@ def register(sub):
     p.add_argument("--variants", type=names, metavar="F:V[,F:V…]",
                    help="framework:variant pairs to run instead of each framework's default "
                         "(framework.json variants), e.g. aspnet:net8,aspnet")
+    p.add_argument("--aa", metavar="F",
+                   help="an A/A run: two independent processes of framework F's default build and settings "
+                        "as two arms, through the same protocol and report, which counts the cells that come "
+                        "out significant against the number chance gives (the pipeline's false positives)")
     p.add_argument("--apis", type=names, metavar="rest,graphql", help="default: both")
     p.add_argument("--cases", type=case_numbers, metavar="N[,N-M…]", help="default: 1-18")
     p.add_argument("--iterations", type=int, metavar="N", help="override the profile's iterations (rounds)")
@@ -68,7 +72,7 @@ def check_reference(args) -> None:
     """An unknown --reference fails now, not after the run it would only have named in the report."""
     if not args.reference or args.resume:
         return
-    named = args.variants or args.frameworks or list(STUDY_PAIR)
+    named = args.variants or args.frameworks or ([args.aa] if args.aa else list(STUDY_PAIR))
     if named == ["all"]:
         named = [f["name"] for f in select(None)]
     if args.reference not in named:
@@ -83,7 +87,7 @@ def run(args) -> int:
         args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
         args.cases, args.iterations, args.budget_min, args.pin, args.seed, args.resume,
         parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl, args.loadgen,
-        args.memory_rounds))
+        args.memory_rounds, args.aa))
     if code == 0:
         try:
             report(run_dir.name, run_dir.parent, None, args.reference, goal)

@@ -36,6 +36,7 @@ class MatrixRequest:
     ssl: bool = True                       # RMI over SSL to the engines
     loadgen: str | None = None             # wrk or jmeter; None: by profile, engines or measurement
     memory_rounds: int | None = None       # fresh processes per arm and case in the memory pass
+    aa: str | None = None                  # A/A: two processes of this framework's default arm
 
     def case_numbers(self) -> list[int]:
         """The cases asked for (`--cases`), else every case of cases.csv."""
@@ -47,7 +48,7 @@ class MatrixRequest:
 
     def chosen(self) -> list[str]:
         """The options given besides --resume and --results-dir, as the command line names them."""
-        given = [o for o in ("profile", "frameworks", "variants", "apis", "cases", "iterations", "budget_min",
+        given = [o for o in ("profile", "frameworks", "variants", "aa", "apis", "cases", "iterations", "budget_min",
                              "memory_rounds", "seed", "engines", "bind", "loadgen") if getattr(self, o) is not None]
         return [{"budget_min": "budget"}.get(o, o).replace("_", "-") for o in given] \
             + ({True: ["pin"], False: ["no-pin"]}.get(self.pin, [])) + ([] if self.ssl else ["no-ssl"])
@@ -60,6 +61,8 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
         fail(f"--resume continues a run with its recorded settings; drop --{', --'.join(request.chosen())}.")
     if request.frameworks and request.variants:
         fail("--variants names framework:variant pairs; use it or --frameworks, not both.")
+    if request.aa and (request.frameworks or request.variants):
+        fail("--aa F measures two processes of F as the run's two arms; drop --frameworks and --variants.")
     if not request.resume:
         preflight.check_options(request.apis or [], request.cases or [], request.iterations,
                                 request.budget_min)
@@ -69,7 +72,7 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
     preflight.check_tools()
     settings = runs.recorded(root, request.resume)["settings"] if request.resume else {}
     names = settings["frameworks"] if request.resume else \
-        request.variants or request.frameworks or default_frameworks()
+        aa_arms(request.aa) if request.aa else request.variants or request.frameworks or default_frameworks()
     chosen = {f["name"]: f for f in apps.select_arms(names)}
     toolchains.require(toolchains.needed(chosen.values()))
     launcher = find_jmeter()
@@ -95,7 +98,7 @@ def execute(request: MatrixRequest, settings: dict, chosen: dict, launcher, engi
             profile = replace(profile, memory_rounds=request.memory_rounds)
         options = runs.RunOptions(profile, list(chosen), request.api_names(), request.case_numbers(),
                                   request.pin, root, engines,
-                                  loadgen=request.loadgen or default_loadgen(profile, engines))
+                                  loadgen=request.loadgen or default_loadgen(profile, engines), aa=request.aa)
         if request.seed is not None:
             options.seed = request.seed
         layout = pinning.shared("the load comes from remote engines: every core here is the apps' and the "
@@ -106,6 +109,15 @@ def execute(request: MatrixRequest, settings: dict, chosen: dict, launcher, engi
         f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {run.context.layout['note']}.")
     interrupts.catch(signal.SIGINT, signal.SIGTERM)
     return run.execute(), run.context.dir
+
+
+def aa_arms(name: str) -> list[str]:
+    """The two arms of an A/A run: the framework's default arm and a second process of it."""
+    framework = apps.find_framework(name)
+    if any(v["name"] == apps.AA_VARIANT for v in apps.variants(framework)):
+        fail(f"{name} has a variant of its own named {apps.AA_VARIANT!r}, which --aa needs for its second "
+             f"process; rename that variant in {name}'s framework.json.")
+    return [name, f"{name}:{apps.AA_VARIANT}"]
 
 
 def default_loadgen(profile: Profile, engines) -> str:

@@ -54,7 +54,8 @@ class Profile:
         if self.paired:
             return {"name": "interleaved-rounds", "paired": True, "rounds": self.iterations,
                     "order": "each round shuffles its (API, case) slots; in each slot the frameworks "
-                             "run back to back in a random order (seeded)",
+                             "run back to back, which one first counterbalanced over the cell's rounds "
+                             "(a rotation from a start drawn per cell; seeded)",
                     "apps": "started once; each serves the whole run (restarted only if it exits)",
                     "jmeter": "one JMeter process per round (a batch): one thread group per "
                               "measurement, run one after another, each with its own clock"}

@@ -29,12 +29,13 @@ class RunOptions:
     engines: Engines | None = None  # None: the load generator runs on this machine
     loadgen: str = "auto"  # wrk, jmeter, or auto: chosen by measurement
     seed: int = field(default_factory=lambda: random.SystemRandom().randrange(1, 2 ** 31))
+    aa: str | None = None  # an A/A run: the framework whose two processes are the arms
 
     def recorded(self) -> dict:
         return {"profile": self.profile.settings(), "frameworks": self.frameworks,
                 "apis": self.apis, "cases": self.cases, "iterations": self.profile.iterations,
                 "pin": {True: "pin", False: "no-pin"}.get(self.pin, "auto"), "loadgen": self.loadgen,
-                "bind_address": bind_address(),
+                "bind_address": bind_address(), "aa": self.aa,
                 **(self.engines.recorded() if self.engines else {})}
 
 

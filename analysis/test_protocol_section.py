@@ -1,0 +1,116 @@
+"""The protocol's own checks: the arm order's effect, fitted within cells (analysis/order_effect.py),
+and the A/A calibration (analysis/aa.py), alone and in the report of the crafted variants fixture
+(3 paired rounds of aspnet:mvc, aspnet and express; analysis/test_variants.py describes it)."""
+import csv
+import json
+import math
+
+import pandas as pd
+import pytest
+from scipy import stats
+
+from analysis import aa, order_effect
+from analysis.report import write_report
+from analysis.test_variants import VARIANTS_RUN
+
+
+def test_the_order_effect_is_fitted_within_cells_and_a_cell_in_one_order_adds_nothing():
+    delta = 0.05  # the numerator gains 5 % on the log scale when it goes first
+    rows = []
+    for case, mu in ((1, 0.3), (2, -0.2), (3, 0.0)):
+        for s, noise in ((1, 0.01), (-1, -0.02), (1, -0.01), (-1, 0.02)):
+            rows.append({"api": "rest", "case": case, "d": mu + delta * s + noise, "s": s})
+    rows += [{"api": "rest", "case": 4, "d": 5.0 + 0.3 * r, "s": 1} for r in range(3)]  # one order only
+    found = order_effect.fit(pd.DataFrame(rows))
+    assert found["cells"] == 3 and found["pairs"] == 12 and found["df"] == 8
+    assert found["first_over_second"] == pytest.approx(math.exp(2 * delta), rel=1e-9)
+    assert found["low"] < math.exp(2 * delta) < found["high"] and found["p"] < 0.001
+
+
+def test_without_any_cell_in_both_orders_nothing_is_estimated():
+    one_order = pd.DataFrame([{"api": "rest", "case": c, "d": 0.1 * r, "s": 1} for c in (1, 2) for r in range(3)])
+    found = order_effect.fit(one_order)
+    assert found["cells"] == 0 and found["first_over_second"] is None
+    assert order_effect.describe(pd.DataFrame([{**found, "api": "rest", "metric": "throughput_rps"}])) \
+        .startswith("No cell was measured in both orders")
+
+
+def test_the_aa_calibration_counts_own_interval_and_bh_significance_against_chance():
+    judged = [{"api": "rest", "metric": "throughput_rps", "judged": True, "significant": i == 0,
+               "ratio_low": 1.01 if i < 2 else 0.9, "ratio_high": 1.2 if i < 2 else (0.99 if i == 2 else 1.1)}
+              for i in range(20)]
+    unjudged = [{"api": "rest", "metric": "throughput_rps", "judged": False, "significant": False,
+                 "ratio_low": 1.5, "ratio_high": 1.9}]
+    found = aa.calibration(pd.DataFrame(judged + unjudged)).iloc[0]
+    assert (found["judged"], found["significant_own"], found["significant_bh"]) == (20, 3, 1)
+    assert found["expected"] == 1.0 and found["share"] == pytest.approx(0.15)
+    assert found["p_or_more"] == pytest.approx(stats.binom.sf(2, 20, 0.05))
+    assert list(aa.over_the_bar(aa.calibration(pd.DataFrame(judged)))["metric"]) == ["throughput_rps"]
+
+
+def rewrite_order(run_dir, first_in_odd_rounds: str, other: str) -> None:
+    """The manifest's order with `first_in_odd_rounds` first in rounds 1 and 3 of every slot and
+    second in round 2."""
+    path = run_dir / "manifest.json"
+    manifest = json.loads(path.read_text())
+    keys = manifest["order"]
+    for i, key in enumerate(keys):
+        arm, api, case, iteration = key.split("/")
+        keys[i] = (int(iteration[-2:]), api, case, 0 if (arm == first_in_odd_rounds) == (iteration[-2:] != "02")
+                   else 1 if arm == other else 2, key)
+    manifest["order"] = [k[-1] for k in sorted(keys)]
+    path.write_text(json.dumps(manifest))
+
+
+def scale_when_first(run_dir, arm: str, factor: float) -> None:
+    """`arm`'s throughput times `factor` in the rounds it went first (1 and 3)."""
+    path = run_dir / "summary.csv"
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        if row["framework"] == arm and row["iteration"] in ("1", "3"):
+            row["throughput_rps"] = f"{float(row['throughput_rps']) * factor:.6f}"
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, rows[0].keys())
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def order_table(run_dir) -> pd.DataFrame:
+    report = write_report(run_dir)
+    found = pd.read_csv(report / "tables" / "order_effect.csv")
+    return found.set_index(["api", "metric", "numerator", "denominator"])
+
+
+def test_the_report_recovers_an_order_effect_put_into_the_data(results):
+    run_dir = results / VARIANTS_RUN
+    rewrite_order(run_dir, "aspnet", "express")
+    key = ("rest", "throughput_rps", "aspnet", "express")
+    before = order_table(run_dir).loc[key, "first_over_second"]
+    scale_when_first(run_dir, "aspnet", 1.1)
+    after = order_table(run_dir).loc[key, "first_over_second"]
+    assert after / before == pytest.approx(1.1, rel=1e-3)
+    text = (run_dir / "report" / "report.md").read_text()
+    assert "### The arm order" in text and "4 of 4 cells with two or more rounds ran in both orders" in text
+
+
+def test_an_aa_run_s_report_counts_its_false_positives_per_family(results):
+    run_dir = results / VARIANTS_RUN
+    path = run_dir / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["settings"]["aa"] = "aspnet"
+    path.write_text(json.dumps(manifest))
+    report = write_report(run_dir)
+    found = pd.read_csv(report / "tables" / "aa_calibration.csv")
+    answers = pd.read_csv(report / "tables" / "answer.csv")
+    mine = answers[(answers["numerator"] == "aspnet") & (answers["denominator"] == "aspnet:mvc") & answers["judged"]]
+    assert found["judged"].sum() == len(mine)
+    assert found["significant_own"].sum() == ((mine["ratio_low"] > 1) | (mine["ratio_high"] < 1)).sum()
+    text = (report / "report.md").read_text()
+    assert "### A/A calibration" in text and "This is an A/A run" in text
+
+
+def test_a_run_that_is_not_aa_has_no_calibration(fixture_report):
+    report = fixture_report(VARIANTS_RUN)
+    assert not (report / "tables" / "aa_calibration.csv").exists()
+    assert "A/A calibration" not in (report / "report.md").read_text()

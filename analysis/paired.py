@@ -30,12 +30,15 @@ reporting a ratio with its spread rather than a bare "x % faster".
 Why not Wilcoxon's signed-rank test: it needs no normality, but with n pairs its smallest two-sided
 p is 2 / 2^n, 0.25 for 3 rounds, so it can never call anything significant in the default run.
 
-After extra rounds (a run with `--budget`, manifest `sequential.budget_s`) a cell's number of rounds
-depended on its own spread: it stopped when its interval looked narrow, which picks out intervals
-that are too short. There the standard error is multiplied by benchlib/stopping.py's se_factor(n - 1)
-(t(0.9875) / t(0.975)), so the "95 %" interval is the plain 97.5 % one, and p, TOST's 90 % interval
-and the peak's Bonferroni intervals, all drawn from that standard error, widen with it: simulated,
-that restores at least 95 % coverage under the rule (benchlib/test_stopping.py).
+After extra rounds (a run with `--budget`, manifest `sequential.budget_s`) a cell the rule extended
+had its number of rounds set by its own throughput spread: it stopped when its interval looked
+narrow, which picks out intervals that are too short. There its throughput's standard error (and
+the Little's-law mean's, which restates it) is multiplied by benchlib/stopping.py's
+se_factor(df, EXTENDED_LEVEL) (t(0.9925) / t(0.975)), so the "95 %" interval is the plain 98.5 %
+one, and p, TOST's 90 % interval and the peak's Bonferroni intervals, all drawn from that standard
+error, widen with it: simulated, that keeps at least 95 % coverage under the rule over every cell
+(benchlib/test_stopping.py). Cells it did not extend, and metrics it did not read, keep the plain
+interval (analysis.tables.extended).
 """
 import math
 from dataclasses import dataclass
@@ -45,7 +48,7 @@ from scipy import stats
 
 from analysis.stats import ALPHA, CONFIDENCE, Comparison, Ratio, interval_of
 from benchlib.moderated import Prior, posterior
-from benchlib.stopping import se_factor
+from benchlib.stopping import EXTENDED_LEVEL, se_factor
 
 TEST = "paired t on log ratios"
 MODERATED_TEST = "moderated paired t on log ratios"
@@ -68,8 +71,8 @@ def plural(n: int) -> str:
 
 
 def paired(a, b, widened: bool = False, prior: Prior | None = None) -> Paired:
-    """a, b: one value per round, in the same order (a[i] and b[i] are a pair). `widened`: the run
-    added rounds by the stopping rule (analysis.records.Manifest.extra_rounds). `prior`: the spread
+    """a, b: one value per round, in the same order (a[i] and b[i] are a pair). `widened`: the
+    stopping rule chose this cell's rounds by this metric (analysis.tables.extended). `prior`: the spread
     of the cell's family (benchlib.moderated), which its own spread is moderated towards."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     # A ratio needs both values, and a log needs them positive (an empty sampler, zero errors).
@@ -89,7 +92,7 @@ def paired(a, b, widened: bool = False, prior: Prior | None = None) -> Paired:
             Comparison("", None, False, False, sign, note)
         return Paired(Ratio(value, None, None, note, spread=0.0), comparison, n)
     sd = math.sqrt(variance)
-    log_se = sd / math.sqrt(n) * (float(se_factor(df)) if widened else 1.0)
+    log_se = sd / math.sqrt(n) * (float(se_factor(df, EXTENDED_LEVEL)) if widened else 1.0)
     low, high = interval_of(value, log_se, df, CONFIDENCE)
     # The one-sample t-test of d against 0 (scipy's ttest_1samp) on this standard error.
     p = float(2 * stats.t.sf(abs(mean) / log_se, df))

@@ -40,8 +40,9 @@ HOW_COMPUTED = [
     "rounds for the cells whose 95 % interval of the throughput ratio is wider than ±10 %, widest "
     "first, and settles none on fewer than 3 usable rounds; the rule looks only at the width, never at "
     "which framework is ahead. But a cell that stops when its interval looks narrow stops most often "
-    "when its rounds agreed by luck, so after extra rounds every interval and test is drawn wider (the "
-    "plain 97.5 % interval stands for the 95 % one), which a simulation shows keeps 95 % coverage.",
+    "when its rounds agreed by luck, so the throughput of a cell given extra rounds is drawn wider (the "
+    "plain 98.5 % interval stands for the 95 % one), which a simulation shows keeps 95 % coverage; "
+    "cells that settled on the profile's rounds, and the metrics the rule never read, keep the plain one.",
 ]
 
 

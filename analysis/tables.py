@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 
 from analysis.load import Run
-from analysis.metrics import METRICS, StudyTable, ordered_frameworks
+from analysis.metrics import LITTLES_MEAN, METRICS, StudyTable, ordered_frameworks
 from analysis.paired import paired
 from analysis.stats import compare, geometric_mean, interval, ratio_of_means
 from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_state, usable
+from benchlib import stopping
 from benchlib.cases import API_STYLES as APIS, STUDY_PAIR
 from benchlib.moderated import Prior, prior_of
 
@@ -132,7 +133,7 @@ def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms
         both, bound = matched or pairs(a, b, metric)
         pairs_n = len(both)
         if not bound:
-            p = paired(both["a"], both["b"], run.manifest.extra_rounds, prior)
+            p = paired(both["a"], both["b"], extended(run, a, b, metric), prior)
             return cell(va, vb, p.comparison, p.ratio, p.n, names) | note(run, a, b, metric, arms, p.ratio.reason)
         ratio = geometric_mean(both["a"] / both["b"])
     else:
@@ -149,6 +150,20 @@ def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms
             "result": f"not judged: {who} load-generator bound", "ratio": ratio, "ratio_low": None,
             "ratio_high": None, "ratio_note": f"bound: {who} load-generator bound", "log_se": None, "df": None,
             "spread": None, "bound": bound}
+
+
+# The metrics whose rounds the stopping rule chose: the throughput it reads, and the Little's-law mean
+# that restates it (connections / throughput, the same log ratios negated).
+STOPPED_ON = (stopping.METRIC, LITTLES_MEAN)
+
+
+def extended(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str) -> bool:
+    """Whether this cell's metric is drawn wider after the stopping rule (analysis/paired.py): a
+    metric the rule read, in a cell it gave rounds beyond the profile's. A cell that settled on
+    those rounds, or a metric it never looked at, was not picked for a narrow interval by it."""
+    fixed = run.manifest.protocol.rounds
+    beyond = fixed is None or max(a["iteration"].max(), b["iteration"].max()) > fixed
+    return run.manifest.extra_rounds and metric in STOPPED_ON and bool(beyond)
 
 
 def cell(va: pd.Series, vb: pd.Series, c, r, pairs, names) -> dict:

@@ -8,7 +8,7 @@ from scipy import stats
 
 from analysis.paired import MODERATED_TEST, TEST, paired
 from benchlib.moderated import fit_prior, posterior, prior_of
-from benchlib.stopping import MAX_ROUNDS, half_width, relative_half_width, se_factor, settles
+from benchlib.stopping import EXTENDED_LEVEL, LEVEL, MAX_ROUNDS, half_width, relative_half_width, se_factor, settles
 
 
 def test_a_cell_of_two_pairs_is_judged_on_its_familys_degrees_of_freedom():
@@ -27,8 +27,9 @@ def test_the_same_ratio_every_round_gets_its_familys_spread():
     assert same.comparison.judged and same.ratio.low < 2.0 < same.ratio.high
 
 
-def test_the_stopping_rule_reads_the_interval_the_report_draws_after_extra_rounds():
-    """benchlib.stopping settles a cell on the half-width of the interval the report will show."""
+def test_the_stopping_rule_reads_the_moderated_interval_the_report_draws():
+    """benchlib.stopping settles a cell on the half-width of the moderated interval the report will
+    show, widened at the rule's own level (the report widens only the cells it extends)."""
     rng = np.random.default_rng(11)
     express = rng.lognormal(0, 0.1, (8, 4)) * 1000
     aspnet = np.full((8, 4), 1000.0)
@@ -36,8 +37,9 @@ def test_the_stopping_rule_reads_the_interval_the_report_draws_after_extra_round
     prior = prior_of(log_ratios)
     assert prior is not None
     for e, a, d in zip(express, aspnet, log_ratios):
-        drawn = paired(e, a, widened=True, prior=prior).ratio
-        assert math.isclose(relative_half_width(list(d), prior), drawn.high / drawn.value - 1, rel_tol=1e-9)
+        drawn = paired(e, a, prior=prior).ratio
+        widened = math.expm1(math.log(drawn.high / drawn.value) * se_factor(drawn.df, LEVEL))
+        assert math.isclose(relative_half_width(list(d), prior), widened, rel_tol=1e-9)
 
 
 def moderated(variances: np.ndarray, rounds: np.ndarray, prior) -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +73,7 @@ def families(sds: np.ndarray, families_n: int, rule: bool, seed: int) -> float:
                 break
             k[more] += 1
         m = mean[cells, k - 1]
-        se = np.sqrt(variance / k) * (se_factor(df) if rule else 1.0)
+        se = np.sqrt(variance / k) * np.where(rule & (k > 3), se_factor(df, EXTENDED_LEVEL), 1.0)
         covered += list(np.abs(m) <= stats.t.ppf(0.975, df) * se)
     return float(np.mean(covered))
 

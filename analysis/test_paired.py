@@ -79,13 +79,13 @@ def test_wilcoxon_cannot_reach_alpha_with_three_rounds():
     assert math.isclose(scipy_stats.wilcoxon([1.0, 2.0, 3.0]).pvalue, 0.25)
 
 
-def test_after_extra_rounds_the_interval_and_the_test_are_the_plain_97_5_percent_ones():
+def test_after_extra_rounds_the_interval_and_the_test_are_the_plain_98_5_percent_ones():
     # The stopping rule picked the number of rounds by the spread (benchlib/stopping.py): the
-    # interval, and p, are drawn on the standard error x t(0.9875, 2) / t(0.975, 2).
+    # interval, and p, are drawn on the standard error x t(0.9925, 2) / t(0.975, 2).
     a, b = rounds([0.1, 0.2, 0.3])
     p = paired(a, b, widened=True)
-    low, high = scipy_stats.t.interval(0.975, 2, loc=0.2, scale=0.1 / math.sqrt(3))
+    low, high = scipy_stats.t.interval(0.985, 2, loc=0.2, scale=0.1 / math.sqrt(3))
     assert math.isclose(p.ratio.low, math.exp(low)) and math.isclose(p.ratio.high, math.exp(high))
-    t = 0.2 / (0.1 / math.sqrt(3)) * T2 / scipy_stats.t.ppf(0.9875, 2)
+    t = 0.2 / (0.1 / math.sqrt(3)) * T2 / scipy_stats.t.ppf(0.9925, 2)
     assert math.isclose(p.comparison.p, 2 * scipy_stats.t.sf(t, 2)) and math.isclose(p.ratio.spread, 0.1)
     assert paired(a, b).ratio.high < p.ratio.high

@@ -59,8 +59,8 @@ Per claim:
   none at the simultaneous level). The two split alpha (Bonferroni over them): alpha' = alpha / 2
   each; a claim of two metrics has only the first, with all of alpha. Inconclusive otherwise.
   After extra rounds the widened standard error holds a cell's tail only nearly: simulated, a cell
-  on the edge looks beyond it at most 1.12 alpha' / k of the time, so the claim's error is at most
-  5.6 % (benchlib/test_stopping.py). (The rule before needed half of the cells opposite at each
+  on the edge looks beyond it at most 1.16 alpha' / k of the time, so the claim's error is at most
+  5.8 % (benchlib/test_stopping.py). (The rule before needed half of the cells opposite at each
   cell's own level: for a band claim with 2 cells that is one, a 10 % test, and with 18 cells
   nine, which a claim false in a few cells never meets.)
 - share "most": reproduced when more than half of the cells agree; not reproduced when at least

@@ -37,7 +37,16 @@ of a run with extra rounds, and every test drawn from it, uses the standard erro
 se_factor(df) = t((1 + LEVEL) / 2, df) / t(0.975, df): its "95 %" interval is the plain 97.5 % one
 (1.44 times as wide at 3 rounds, 1.19 at 10). With it the intervals cover at least 0.948 over sd
 0.01 to 0.5 and TOST at the margin rejects at most 4.4 %; 97 % would leave 0.943 at sd 0.15, too
-close to 0.94 to rely on. MIN_ROUNDS is 3: a cell allowed to settle on 2 usable rounds reads its
+close to 0.94 to rely on.
+
+Only the cells the rule extended, and only in the metric it read (the throughput ratio; analysis.
+tables.extended), are drawn wider: a cell that settled on the profile's rounds has the interval a
+run of fixed rounds gives it, and a metric the rule never looked at was not selected by it. Those
+cells then carry all of the correction: simulated as above, widening the extended cells at LEVEL
+leaves 0.941 coverage (sd 0.12) and a cell on a refutation edge beyond it 1.30-1.41 alpha / k of
+the time (k 4-36), so they are drawn at EXTENDED_LEVEL (98.5 %: coverage at least 0.950 over sd
+0.01 to 0.5, TOST at the margin at most 5.04 %, the edge at most 1.16 alpha / k; 98 % leaves
+1.28). MIN_ROUNDS is 3: a cell allowed to settle on 2 usable rounds reads its
 spread off one difference (1 degree of freedom), and coverage falls to 0.935 at sd 0.12 even with
 the correction (0.887 without it); 3 is also every profile's own number of rounds, so no cell needs
 a round only to be allowed to settle.
@@ -51,6 +60,9 @@ TARGET = 0.10
 MAX_ROUNDS = 10
 MIN_ROUNDS = 3
 LEVEL = 0.975
+EXTENDED_LEVEL = 0.985
+# The metric whose interval the rule reads: the only one whose rounds it chose.
+METRIC = "throughput_rps"
 SETTLED, MORE, UNMEASURABLE, CAPPED = "settled", "needs another round", "unmeasurable here", "at the round cap"
 USABLE = ("valid", "bound")
 
@@ -71,11 +83,12 @@ class CellState:
                 "state": self.state, "bound": list(self.bound)}
 
 
-def se_factor(df):
-    """How much wider than the plain 95 % t interval every interval of a run with extra rounds is
-    drawn (numbers or numpy arrays of degrees of freedom)."""
+def se_factor(df, level: float = LEVEL):
+    """How much wider than the plain 95 % t interval an interval at `level` is (numbers or numpy
+    arrays of degrees of freedom): LEVEL for the rule's reading, EXTENDED_LEVEL for the report's
+    interval of a cell the rule extended."""
     from scipy import stats
-    return stats.t.ppf((1 + LEVEL) / 2, df) / stats.t.ppf(0.975, df)
+    return stats.t.ppf((1 + level) / 2, df) / stats.t.ppf(0.975, df)
 
 
 def half_width(sd, n, df=None):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchlib.stopping import CAPPED, LEVEL, MAX_ROUNDS, MIN_ROUNDS, MORE, SETTLED, UNMEASURABLE, cell_states, \
-    half_width, next_round, relative_half_width, se_factor, settles
+from benchlib.stopping import CAPPED, EXTENDED_LEVEL, LEVEL, MAX_ROUNDS, MIN_ROUNDS, MORE, SETTLED, UNMEASURABLE, \
+    cell_states, half_width, next_round, relative_half_width, se_factor, settles
 
 
 def rows(case: int, ratios: list[float], validity: list[str] | None = None, api: str = "rest") -> list[dict]:
@@ -124,8 +124,11 @@ def stopped(sd: float, true: float, corrected: bool = True, min_rounds: int = MI
     stop = np.where(done.any(axis=1), done.argmax(axis=1), MAX_ROUNDS - 1)
     rows_ = np.arange(cells)
     with np.errstate(invalid="ignore"):
-        factor = se_factor(n - 1) if corrected else np.ones(len(n))
-    return mean[rows_, stop], spread[rows_, stop] / np.sqrt(n[stop]) * factor[stop], n[stop] - 1
+        factor = se_factor(n - 1, EXTENDED_LEVEL) if corrected else np.ones(len(n))
+    # Only a cell the rule extended beyond the profile's 3 rounds is drawn wider (analysis.tables.extended).
+    extended = stop >= 3
+    return mean[rows_, stop], spread[rows_, stop] / np.sqrt(n[stop]) * np.where(extended, factor[stop], 1.0), \
+        n[stop] - 1
 
 
 def simulate(sd: float, true: float, corrected: bool = True, min_rounds: int = MIN_ROUNDS,
@@ -149,7 +152,7 @@ def test_the_plain_interval_loses_coverage_under_the_rule_which_is_why_it_is_cor
 def test_after_the_rule_95_percent_intervals_cover_and_tost_at_the_margin_rejects_at_most_5_5_percent(sd):
     coverage, _ = simulate(sd, 0.0)
     _, similar = simulate(sd, MARGIN)  # a true ratio of exactly 1.10: "within 10 %" is false
-    assert coverage >= 0.94 and similar <= 0.055, (sd, coverage, similar)
+    assert coverage >= 0.945 and similar <= 0.055, (sd, coverage, similar)
 
 
 @pytest.mark.parametrize("k", (4, 18, 36))
@@ -157,13 +160,14 @@ def test_after_the_rule_a_cell_on_a_refutation_edge_looks_beyond_it_about_alpha_
     # The verdicts' Bonferroni refutation of an "all" claim (analysis.verdicts.simultaneous_outcomes)
     # reads each of its cells' intervals at 1 - 0.10 / k, drawn from the widened standard error: k
     # its cells, or twice them where the claim's average takes half of alpha (18 cells: k 36).
-    # A cell whose true ratio is on the edge looks wholly beyond it at most 1.12 times 0.05 / k of
-    # the time (k 4 at sd 0.15; 1.07 at k 18, sd 0.3): the correction was fitted to the 95 %
-    # interval, and deep in the tail it holds only nearly. So the claim's error is at most 5.6 %.
+    # A cell whose true ratio is on the edge looks wholly beyond it at most 1.16 times 0.05 / k of
+    # the time (k 36): the correction was fitted to the 95 % interval, and deep in the tail it holds
+    # only nearly, the more so as the cells that settled on 3 rounds keep their plain interval. So
+    # the claim's error is at most 5.8 % (widening the extended cells at LEVEL only: 7 %).
     for sd in (*SPREADS, 0.3):
         m, se, df = stopped(sd, 0.0, cells=100000)
         beyond = float((m - stats.t.ppf(1 - 0.05 / k, df) * se > 0).mean())
-        assert beyond <= 0.05 / k * 1.15, (sd, k, beyond)
+        assert beyond <= 0.05 / k * 1.2, (sd, k, beyond)
 
 
 def test_settling_on_two_usable_rounds_would_break_the_corrected_interval():

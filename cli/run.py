@@ -12,7 +12,7 @@ from cli.report import add_reference_option, add_slo_option, parse_slo, report
 from collect.batch import LOADGENS
 from collect.matrix import MatrixRequest, run_matrix
 from collect.preflight import case_numbers, names, profile_name
-from collect.profiles import PROFILES
+from collect.profiles import PROFILES, RESTARTS
 
 
 def register(sub):
@@ -41,6 +41,10 @@ def register(sub):
                    help="after the profile's rounds, add rounds for the cells whose interval is still "
                         f"wider than ±10 %% while the run stays within MINUTES "
                         f"(quick: {PROFILES['quick'].budget_s / 60:g})")
+    p.add_argument("--restart", choices=RESTARTS[1:],
+                   help="when the apps start afresh in a paired profile: run (once), round (at each round's "
+                        "start, so rounds replicate processes) or slot (for each API and case of a round, so "
+                        f"no cell follows another); default: the profile's (quick: {PROFILES['quick'].restart})")
     p.add_argument("--memory-rounds", type=int, metavar="N",
                    help="fresh processes per framework and case in the memory pass, instead of the profile's "
                         f"(quick: {PROFILES['quick'].memory_rounds}); the rounds a memory claim's "
@@ -87,7 +91,7 @@ def run(args) -> int:
         args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
         args.cases, args.iterations, args.budget_min, args.pin, args.seed, args.resume,
         parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl, args.loadgen,
-        args.memory_rounds, args.aa))
+        args.memory_rounds, args.aa, args.restart))
     if code == 0:
         try:
             report(run_dir.name, run_dir.parent, None, args.reference, goal)

@@ -146,11 +146,13 @@ class Batch:
 
 
 def next_batch(todo: list[dict], profile: Profile) -> list[dict]:
-    """What one load generator process measures: the rest of the current round, or, when every
-    case gets a fresh app, one item."""
+    """What one load generator process measures: the rest of the current round; one slot's items
+    when every slot gets fresh apps; one item when every case does."""
     if profile.restart == "case":
         return todo[:1]
-    return [item for item in todo if item["iteration"] == todo[0]["iteration"]]
+    first = todo[0]
+    same = ("iteration", "api", "case") if profile.restart == "slot" else ("iteration",)
+    return [item for item in todo if all(item[k] == first[k] for k in same)]
 
 
 def new_folder(run_dir: Path, parent: Path | None = None) -> Path:

@@ -37,6 +37,7 @@ class MatrixRequest:
     loadgen: str | None = None             # wrk or jmeter; None: by profile, engines or measurement
     memory_rounds: int | None = None       # fresh processes per arm and case in the memory pass
     aa: str | None = None                  # A/A: two processes of this framework's default arm
+    restart: str | None = None             # when the apps start afresh (Profile.restart); None: the profile's
 
     def case_numbers(self) -> list[int]:
         """The cases asked for (`--cases`), else every case of cases.csv."""
@@ -49,7 +50,8 @@ class MatrixRequest:
     def chosen(self) -> list[str]:
         """The options given besides --resume and --results-dir, as the command line names them."""
         given = [o for o in ("profile", "frameworks", "variants", "aa", "apis", "cases", "iterations", "budget_min",
-                             "memory_rounds", "seed", "engines", "bind", "loadgen") if getattr(self, o) is not None]
+                             "memory_rounds", "restart", "seed", "engines", "bind", "loadgen")
+                 if getattr(self, o) is not None]
         return [{"budget_min": "budget"}.get(o, o).replace("_", "-") for o in given] \
             + ({True: ["pin"], False: ["no-pin"]}.get(self.pin, [])) + ([] if self.ssl else ["no-ssl"])
 
@@ -68,6 +70,8 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
                                 request.budget_min)
         preflight.check_loadgen(request.loadgen, request.profile or DEFAULT, bool(request.engines))
         preflight.check_memory_rounds(request.memory_rounds, request.profile or DEFAULT)
+        if request.restart and not PROFILES[request.profile or DEFAULT].paired:
+            fail(f"the {request.profile} profile starts a fresh app for every item; drop --restart.")
     preflight.check_results_root(root)
     preflight.check_tools()
     settings = runs.recorded(root, request.resume)["settings"] if request.resume else {}
@@ -96,6 +100,8 @@ def execute(request: MatrixRequest, settings: dict, chosen: dict, launcher, engi
             profile = replace(profile, budget_s=request.budget_min * 60)
         if request.memory_rounds:
             profile = replace(profile, memory_rounds=request.memory_rounds)
+        if request.restart:
+            profile = replace(profile, restart=request.restart)
         options = runs.RunOptions(profile, list(chosen), request.api_names(), request.case_numbers(),
                                   request.pin, root, engines,
                                   loadgen=request.loadgen or default_loadgen(profile, engines), aa=request.aa)

@@ -11,7 +11,10 @@ class Profile:
     warmup_s: float       # load before the measured window, at least this long
     duration_s: float     # the measured window
     thread_cap: int | None  # None: the case's own request count (the study's load)
-    restart: str          # "case": a fresh app per case (the study); "run": apps serve the whole run
+    # When the apps start afresh: "case", for every item (the study's protocol, unpaired); "run",
+    # once, serving the whole run; "round", at each round's start, so that rounds replicate
+    # processes; "slot", for each (API, case) of a round, so that no cell's pair follows another cell.
+    restart: str
     jmeter_env: dict = field(default_factory=dict)  # HEAP / JVM_ARGS for JMeter's launcher
     # The warm-up goes on past warmup_s until every thread has completed a request, up to this cap
     # (None: exactly warmup_s). benchlib/plans.group_clock.
@@ -47,7 +50,7 @@ class Profile:
     def paired(self) -> bool:
         """Rounds whose frameworks run back to back on apps that serve the whole run (collect/README.md,
         "The protocol")."""
-        return self.restart == "run"
+        return self.restart != "case"
 
     def protocol(self) -> dict:
         """How the run measures, as its manifest records it (and analysis reads it)."""
@@ -56,7 +59,7 @@ class Profile:
                     "order": "each round shuffles its (API, case) slots; in each slot the frameworks "
                              "run back to back, which one first counterbalanced over the cell's rounds "
                              "(a rotation from a start drawn per cell; seeded)",
-                    "apps": "started once; each serves the whole run (restarted only if it exits)",
+                    "apps": APPS[self.restart],
                     "jmeter": "one JMeter process per round (a batch): one thread group per "
                               "measurement, run one after another, each with its own clock"}
         return {"name": "per-case-restart", "paired": False, "rounds": self.iterations,
@@ -102,6 +105,12 @@ class Profile:
                 fields[name] = tuple(fields[name])
         return cls(**fields)
 
+
+RESTARTS = ("case", "run", "round", "slot")
+# How the manifest's protocol describes each paired restart.
+APPS = {"run": "started once; each serves the whole run (restarted only if it exits)",
+        "round": "started afresh at each round's start (extra rounds included); each serves its round",
+        "slot": "started afresh for each (API, case) of each round; each serves one cell's pair"}
 
 PROFILES = {
     "smoke": Profile(

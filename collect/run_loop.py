@@ -148,7 +148,7 @@ class RunLoop:
                 pinning.pin_threads(self.pinned_db, sorted(os.sched_getaffinity(0)))
         self.set_state("complete")
         run_dir = self.context.dir
-        final_report(run_dir.name, len(self.items), summary_rows(run_dir / SUMMARY), self.stream)
+        final_report(run_dir, len(self.items), summary_rows(run_dir / SUMMARY), self.stream)
         return 0
 
     def todo(self) -> list[dict]:
@@ -180,7 +180,7 @@ class RunLoop:
 
     def estimate(self) -> float:
         p = self.context.profile
-        return p.longest() + (6 if p.restart == "case" else 1)
+        return p.longest() + {"case": 6, "slot": 2.5}.get(p.restart, 1)
 
     def database_pid(self) -> int | None:
         """Read again per batch: the managed server may have been restarted since. An external
@@ -227,7 +227,7 @@ class RunLoop:
         """Measures `items` with one JMeter process; each that ran to its end is recorded, and one
         cut by a fault is failed or left to redo. Raises DatabaseDown and KeyboardInterrupt once
         what finished is recorded."""
-        if self.context.profile.restart == "case":
+        if self.context.profile.restart != "run":  # every batch on processes started for it
             self.apps.stop_all()
         for name in dict.fromkeys(item["framework"] for item in items):
             try:

@@ -226,6 +226,7 @@ def test_bad_options_are_refused(tmp_path, run_env):
                        (["--memory-rounds", "0"], "give 1 or more"),
                        (["--profile", "study", "--memory-rounds", "9"], "the study profile has no memory pass"),
                        (["--aa", "express", "--frameworks", "aspnet"], "drop --frameworks and --variants"),
-                       (["--aa", "rails"], "no framework named 'rails'")]:
+                       (["--aa", "rails"], "no framework named 'rails'"),
+                       (["--profile", "study", "--restart", "round"], "drop --restart")]:
         result = run_testbed("run", *args, "--results-dir", str(tmp_path), env=run_env)
         assert result.returncode == 2 and text in result.stderr, (args, result.stderr)

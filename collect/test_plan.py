@@ -10,7 +10,7 @@ from benchlib.jtl import window_bounds
 from benchlib.results import item_key, parse_item_key
 from collect import item_stats, pinning
 from collect.order import arms_in_slot, extra_round, order
-from collect.profiles import DEFAULT, PROFILES
+from collect.profiles import DEFAULT, PROFILES, RESTARTS
 
 
 def test_order_is_a_shuffled_permutation_per_iteration_and_repeats_with_its_seed():
@@ -79,7 +79,7 @@ def test_every_profile_is_a_load_the_plans_accept(name):
     for seconds in (profile.rampup_s, profile.warmup_s, profile.duration_s):
         assert float(seconds).is_integer() and seconds >= 0
     assert profile.duration_s >= 1 and profile.rampup_s <= profile.warmup_s
-    assert profile.restart in ("case", "run") and profile.iterations >= 1
+    assert profile.restart in RESTARTS and profile.iterations >= 1
     for case in cases().values():
         assert 1 <= profile.threads(case["requests"]) <= case["requests"]
 

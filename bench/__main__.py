@@ -2,13 +2,14 @@
 
     frameworks   implementations and their variants side by side, in interleaved rounds
     headroom     how much load JMeter can drive here, against wrk on the cheapest endpoint
+    levels       which level a cell's ratio moves at: fresh processes, the same cell again, after other cells
 """
 import sys
 
 from benchlib.console import UserError
-from bench import headroom, http_bench
+from bench import headroom, http_bench, levels
 
-TOOLS = {"frameworks": http_bench.main, "headroom": headroom.main}
+TOOLS = {"frameworks": http_bench.main, "headroom": headroom.main, "levels": levels.main}
 
 
 def main(argv=None) -> int:

@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import answer, compare, memory, meta, scope, tables, validity, verdicts
+from analysis import answer, compare, memory, meta, rounds_needed, scope, tables, validity, verdicts
 from analysis.claims import CLAIMS
 from analysis.differing import differing
 from analysis.load import Run
@@ -59,11 +59,14 @@ from analysis.study import load_study
 from analysis.study_check import checks
 from analysis.tables import CASE_COLUMNS
 from analysis.version import code_version
+from benchlib.stopping import TARGET
 
 UNIT_COLUMNS = ["kind", "numerator", "denominator", "api", *CASE_COLUMNS, "metric", "run", "ratio", "ratio_low",
                 "ratio_high", "log_se", "df", "pairs", "bound", "note"]
+# `runs_needed`: the runs that would bring the cell's interval within the target (runs_needed).
 POOLED_COLUMNS = ["numerator", "denominator", "api", *CASE_COLUMNS, "metric", "ratio", "ratio_low", "ratio_high",
-                  "log_se", "df", "p", "q", "significant", "judged", "bound", "runs", "pairs", "tau", "ratio_note"]
+                  "log_se", "df", "p", "q", "significant", "judged", "bound", "runs", "pairs", "tau", "ratio_note",
+                  "runs_needed"]
 
 
 class NotPoolable(ValueError):
@@ -144,9 +147,10 @@ def usable(found: pd.DataFrame) -> pd.Series:
     return (found["bound"].fillna("") == "") & (se > 0) & np.isfinite(se) & (ratio > 0)
 
 
-def fit(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def fit(found: pd.DataFrame, width: float = TARGET) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(families.csv: one model per family, FAMILY_COLUMNS; the pooled cells of the comparisons,
-    POOLED_COLUMNS, before the family adjustment)."""
+    POOLED_COLUMNS, before the family adjustment). `width`: the half-width a settled interval has
+    (analysis.rounds_needed.target), for `runs_needed`."""
     found = found.assign(usable=usable(found))
     families, cells = [], []
     for key, family in found.groupby(FAMILY_KEY, sort=False):
@@ -159,12 +163,12 @@ def fit(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                          "q_cochran": model.q if model.known else None, "df": model.df, "q_p": model.q_p,
                          "i2": model.i2})
         if key[0] == RATIO:
-            cells += [pooled_cell(cell, model) for _, cell in family.groupby(CASE_COLUMNS, sort=False)]
+            cells += [pooled_cell(cell, model, width) for _, cell in family.groupby(CASE_COLUMNS, sort=False)]
     return (pd.DataFrame.from_records(families, columns=FAMILY_COLUMNS),
             pd.DataFrame.from_records(cells, columns=POOLED_COLUMNS))
 
 
-def pooled_cell(cell: pd.DataFrame, model: meta.Fit) -> dict:
+def pooled_cell(cell: pd.DataFrame, model: meta.Fit, width: float = TARGET) -> dict:
     """One cell pooled over its runs (module docstring: bounds, runs left out, tau unknown)."""
     first = cell.iloc[0]
     used = cell[cell["usable"]]
@@ -174,7 +178,7 @@ def pooled_cell(cell: pd.DataFrame, model: meta.Fit) -> dict:
            "ratio": float(np.exp(np.log(ratios).mean())) if len(ratios) else math.nan, "ratio_low": None,
            "ratio_high": None, "log_se": None, "df": None, "p": None, "q": None, "significant": False,
            "judged": False, "bound": "", "runs": len(used), "pairs": pd.to_numeric(cell["pairs"]).sum(),
-           "tau": model.tau if model.known else None}
+           "tau": model.tau if model.known else None, "runs_needed": ""}
     bounds = cell[cell["bound"].fillna("") != ""]
     left_out = left_out_text(cell[~cell["usable"]], len(cell))
     if not bounds.empty:
@@ -190,8 +194,24 @@ def pooled_cell(cell: pd.DataFrame, model: meta.Fit) -> dict:
     p = meta.p_value(mean, se, df)
     return {**out, "ratio": math.exp(mean), "ratio_low": low, "ratio_high": high, "log_se": se, "df": df,
             "p": p, "significant": p < ALPHA, "judged": True,
+            "runs_needed": runs_needed(used, model, df, high / math.exp(mean) - 1, width),
             "ratio_note": "; ".join(t for t in (left_out, f"one run: its interval with tau {model.tau:.3f} added"
                                                 if len(used) == 1 else "") if t)}
+
+
+def runs_needed(used: pd.DataFrame, model: meta.Fit, df: float, reach: float, width: float) -> str:
+    """How many runs, each of the rounds these had, would bring a pooled interval that reaches
+    `reach` above its ratio within `width`: one run's log ratio varies by s^2 + tau^2 about the
+    cell's (s^2 the runs' mean), so R runs give the plain t interval of R draws of that spread
+    (analysis.rounds_needed.rounds_to_clear with runs for rounds, the degrees of freedom the family
+    lends beyond the cell's own runs kept). Empty when it is within `width` already."""
+    if reach <= width:
+        return ""
+    spread = math.sqrt(float((used["log_se"].astype(float) ** 2).mean()) + model.tau2)
+    runs = rounds_needed.rounds_to_clear(math.log1p(width), spread, 0.95, len(used) + 1,
+                                         rounds_needed.borrowed_df(df, len(used)))
+    rounds = int(pd.to_numeric(used["pairs"]).median()) if pd.to_numeric(used["pairs"]).notna().any() else None
+    return f"{rounds_needed.count_text(runs)} runs" + (f" of {rounds} rounds" if rounds else "")
 
 
 def left_out_text(cell: pd.DataFrame, runs: int) -> str:

@@ -1,7 +1,8 @@
 """`./testbed compare RUN_A RUN_B` on two runs of the checked smoke fixture with a known shift: run A
 the fixture with every item valid, run B the same rounds with ASP.NET Core's throughput x1.25 and
 p95 x0.8, one of Express.js's items bound and one of A's cells invalid, on another CPU and pinned;
-then runs that cannot be compared."""
+then runs that cannot be compared; then the spread between runs from a pool (tau added to each
+interval, found or named, or none) and the framework ratios compared between runs."""
 import csv
 import json
 import math
@@ -15,7 +16,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis import compare
+from analysis import compare, pool_files, tables
 from analysis.compare_report import write_comparison
 from analysis.conftest import FIXTURE_RESULTS
 from analysis.load import load_run
@@ -150,3 +151,111 @@ def test_runs_of_another_data_set_or_without_a_shared_cell_are_one_line_and_exit
         compare.check(load_run(results / A), fastify_only)
     with pytest.raises(compare.NotComparable, match="records no data set checksum"):
         compare.check(load_run(results / A), load_run(FIXTURE_RESULTS / "20250601-120000-quick"))
+
+
+# The spread between runs: runs C and D of the same settings as A (D with ASP.NET Core's throughput
+# x1.25, so its A/E is C's x1.25 in every round), and a pool folder written by hand with a chosen tau,
+# so each interval is worked out below from the two runs' own standard errors and that tau.
+C, D = "20261127-100000-smoke", "20261127-110000-smoke"
+POOL = "pool-20261120-100000-smoke-20261120-110000-smoke"
+TAU_OWN, TAU_RATIO, TAU_DF = 0.05, 0.1, 6
+
+
+def faster(row) -> None:
+    if row["framework"] == "aspnet":
+        row["throughput_rps"] = str(float(row["throughput_rps"]) * 1.25)
+
+
+def write_pool_folder(results: Path, name: str, like: Path, change=lambda shared: None) -> None:
+    """A pool's manifest.json and families.csv as ./testbed pool writes them, of runs like `like`."""
+    folder = results / name
+    folder.mkdir()
+    shared = pool_files.shared(load_run(like))
+    change(shared)
+    (folder / "manifest.json").write_text(json.dumps({
+        "schema_version": 1, "kind": "pool", "runs": ["20261120-100000-smoke", "20261120-110000-smoke"],
+        "git_commit": "1" * 40, "recorded": shared}))
+    families = pd.DataFrame([
+        {"kind": "own", "numerator": "aspnet", "denominator": "", "api": "rest", "metric": "throughput_rps",
+         "tau": TAU_OWN, "df": TAU_DF},
+        {"kind": "ratio", "numerator": "aspnet", "denominator": "express", "api": "rest",
+         "metric": "throughput_rps", "tau": TAU_RATIO, "df": TAU_DF}]).reindex(columns=pool_files.FAMILY_COLUMNS)
+    families.to_csv(folder / "families.csv", index=False)
+
+
+@pytest.fixture(scope="module")
+def pooled_results(tmp_path_factory) -> Path:
+    results = tmp_path_factory.mktemp("compare-tau") / "results"
+    copy_run(results, C, lambda row: None)
+    copy_run(results, D, faster)
+    write_pool_folder(results, POOL, results / C)
+    # Sorts after POOL, so it would be found first were it of runs like these: it is not.
+    write_pool_folder(results, "pool-20261121-100000-smoke-20261121-110000-smoke", results / C,
+                      lambda shared: shared.update({"settings.pin": True}))
+    return results
+
+
+def test_a_pool_of_runs_like_these_is_found_and_the_other_is_not(pooled_results):
+    c, d = load_run(pooled_results / C), load_run(pooled_results / D)
+    spread = compare.spread_for(c, d, pooled_results)
+    assert spread.folder.name == POOL and spread.tau("ratio", "aspnet", "express", "rest", "throughput_rps") == \
+        (TAU_RATIO, TAU_DF)
+    assert compare.spread_for(c, d, pooled_results, "none") is None
+    with pytest.raises(compare.NotComparable, match="settings.pin: true against false"):
+        compare.spread_for(c, d, pooled_results, "pool-20261121-100000-smoke-20261121-110000-smoke")
+    # A run of other frameworks is not like C: no pool is of runs like both.
+    assert compare.spread_for(c, load_run(FIXTURE_RESULTS / "20261125-082957-smoke"), pooled_results) is None
+
+
+def test_a_frameworks_own_figures_add_two_tau_squared(pooled_results):
+    c, d = load_run(pooled_results / C), load_run(pooled_results / D)
+    found = compare.cells(c, d, compare.spread_for(c, d, pooled_results)).set_index(
+        ["framework", "api", "case", "metric"])
+    cell = found.loc[("aspnet", "rest", 18, "throughput_rps")]
+    a = values(pooled_results, C, "aspnet", "rest", 18, "throughput_rps")
+    within = 2 * statistics.variance(a) / (2 * statistics.mean(a) ** 2)  # as the known-shift test: on 2 df
+    se = math.sqrt(within + 2 * TAU_OWN ** 2)
+    df = (within + 2 * TAU_OWN ** 2) ** 2 / (within ** 2 / 2 + (2 * TAU_OWN ** 2) ** 2 / TAU_DF)
+    half = stats.t.ppf(0.975, df) * se
+    assert math.isclose(cell["ratio"], 1.25) and cell["tau"] == TAU_OWN
+    assert math.isclose(cell["ratio_low"], 1.25 * math.exp(-half)) and math.isclose(cell["ratio_high"],
+                                                                                    1.25 * math.exp(half))
+    # A family the pool has no tau for stays within-run only.
+    assert pd.isna(found.loc[("aspnet", "rest", 18, "p95_ms"), "tau"])
+
+
+def test_the_framework_ratios_are_compared_between_runs(pooled_results):
+    c, d = load_run(pooled_results / C), load_run(pooled_results / D)
+    own = tables.compare_arms(c, "aspnet", "express").set_index(["api", "case", "metric"])
+    for spread, tau in ((compare.spread_for(c, d, pooled_results), TAU_RATIO), (None, 0.0)):
+        found = compare.ratios(c, d, spread).set_index(["api", "case", "metric"])
+        cell, mine = found.loc[("rest", 18, "throughput_rps")], own.loc[("rest", 18, "throughput_rps")]
+        # Each round's A/E in D is C's x1.25, so the runs' log standard errors are equal, s each on df.
+        s2, df = mine["log_se"] ** 2, mine["df"]
+        total = 2 * s2 + 2 * tau ** 2
+        t_df = total ** 2 / (2 * s2 ** 2 / df + ((2 * tau ** 2) ** 2 / TAU_DF if tau else 0))
+        half = stats.t.ppf(0.975, t_df) * math.sqrt(total)
+        assert math.isclose(cell["a_ratio"], mine["ratio"]) and math.isclose(cell["b_ratio"], 1.25 * mine["ratio"])
+        assert math.isclose(cell["ratio"], 1.25)
+        assert math.isclose(cell["ratio_low"], 1.25 * math.exp(-half))
+        assert math.isclose(cell["p"], 2 * stats.t.sf(math.log(1.25) / math.sqrt(total), t_df))
+        unchanged = found.loc[("rest", 18, "p95_ms")]
+        assert math.isclose(unchanged["ratio"], 1.0) and math.isclose(unchanged["p"], 1.0)
+
+
+def test_the_page_says_where_tau_came_from_or_that_it_has_none(pooled_results, results):
+    done = compare_cli(pooled_results, C, D)
+    assert done.returncode == 0, done.stderr
+    text = (pooled_results / f"compare-{C}-{D}" / "report.md").read_text()
+    assert f"The spread between runs, τ, is pool {POOL}'s" in text
+    assert "## The framework ratios between runs" in text and "| ASP.NET Core / Express.js | case 18" in text
+    assert len(pd.read_csv(pooled_results / f"compare-{C}-{D}" / "ratios.csv")) == 3 * 3 * 2  # cases, metrics, APIs
+    done = compare_cli(pooled_results, C, D, "--pool", "none")
+    assert done.returncode == 0, done.stderr
+    assert "these intervals are within-run only" in (pooled_results / f"compare-{C}-{D}" / "report.md").read_text()
+    other = "pool-20261121-100000-smoke-20261121-110000-smoke"
+    done = compare_cli(pooled_results, C, D, "--pool", other)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith(f"testbed: cannot compare: --pool {other} pooled runs unlike run {C}: settings.pin")
+    # Runs A and B (different CPU and pinning) have no pool: their page says so.
+    assert "these intervals are within-run only" in (results / f"compare-{A}-{B}" / "report.md").read_text()

@@ -136,6 +136,13 @@ def test_the_pooled_ratio_carries_tau_in_its_interval(results, pooled, own_cells
         assert math.isclose(cell["ratio_high"], own["ratio"] * math.exp(half))
         assert math.isclose(cell["p"], 2 * stats.t.sf(abs(math.log(own["ratio"])) / se, df))
         assert cell["runs"] == 3 and cell["judged"]
+        # Runs of 2 rounds that would bring the interval within ±10 %: one run's log ratio spreads by
+        # sqrt(s^2 + tau^2), so the fewest R > 3 whose t(0.975, R - 1 + the df the family lends) x that
+        # / sqrt(R) is under log 1.1.
+        lent = df - 2
+        needed = next(r for r in range(4, 1001)
+                      if stats.t.ppf(0.975, r - 1 + lent) * math.sqrt(s2 + tau2) / math.sqrt(r) < math.log(1.1))
+        assert cell["runs_needed"] == f"{needed} runs of 2 rounds"
     assert cells["q"].dropna().ge(cells["p"].dropna().loc[cells["q"].dropna().index] - 1e-12).all()
 
 

@@ -355,7 +355,9 @@ def test_the_results_format_documents_every_column_the_code_writes_and_no_other(
     code's order, answer.csv's table, and every column list it quotes (ceiling.csv, crosscheck.csv,
     memory.csv, latency.csv, proc.csv, top.csv, compare.csv) equal to one the code writes."""
     from analysis.answer import COLUMNS as ANSWER_COLUMNS
-    from analysis.compare import COLUMNS as COMPARE_COLUMNS
+    from analysis.compare import COLUMNS as COMPARE_COLUMNS, RATIO_COLUMNS
+    from analysis.pool import POOLED_COLUMNS, UNIT_COLUMNS
+    from analysis.pool_files import FAMILY_COLUMNS
     from benchlib import results
     from collect.samplers import TOP_HEADER
 
@@ -365,7 +367,9 @@ def test_the_results_format_documents_every_column_the_code_writes_and_no_other(
     written = {"ceiling.csv": results.CEILING_COLUMNS, "ceiling.csv, schema 3": results.CEILING_V3_COLUMNS,
                "crosscheck.csv, schema 3": results.CROSSCHECK_V3_COLUMNS, "memory.csv": results.MEMORY_COLUMNS,
                "latency.csv": results.LATENCY_COLUMNS, "proc.csv": results.PROC_COLUMNS,
-               "top.csv": TOP_HEADER.strip().split(","), "compare.csv": COMPARE_COLUMNS}
+               "top.csv": TOP_HEADER.strip().split(","), "compare.csv": COMPARE_COLUMNS,
+               "ratios.csv": RATIO_COLUMNS, "pooled.csv": POOLED_COLUMNS, "runs.csv": UNIT_COLUMNS,
+               "families.csv": FAMILY_COLUMNS}
     quoted = documented_lists(text)
     assert not [name for name, columns in written.items() if list(columns) not in quoted], "not documented"
     invented = [columns for columns in quoted if columns not in map(list, written.values())]

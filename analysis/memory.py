@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.load import Run, run_table
+from analysis.metrics import LITTLES_MEAN
 from analysis.paired import paired
+from analysis.stats import ALPHA, benjamini_hochberg
 from benchlib.moderated import prior_of
 from benchlib.results import MEMORY, MEMORY_COLUMNS
 
@@ -34,7 +36,7 @@ def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
     `memory_rounds` fresh processes per arm; with one, a ratio without interval); empty without
     memory.csv."""
     columns = ["api", "case", "ratio", "ratio_low", "ratio_high", "ratio_note", "log_se", "df", "spread", "pairs",
-               "numerator_mb", "denominator_mb"]
+               "p", "numerator_mb", "denominator_mb"]
     found, _ = table(run)
     if found is None:
         return pd.DataFrame(columns=columns)
@@ -53,7 +55,8 @@ def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
         note = NOTE + (f", {p.ratio.reason}" if p.ratio.reason else "")
         records.append({"api": api, "case": int(case), "ratio": p.ratio.value, "ratio_low": p.ratio.low,
                         "ratio_high": p.ratio.high, "ratio_note": note, "log_se": p.ratio.log_se, "df": p.ratio.df,
-                        "spread": p.ratio.spread, "pairs": p.n, "numerator_mb": a.mean(), "denominator_mb": b.mean()})
+                        "spread": p.ratio.spread, "pairs": p.n, "p": p.comparison.p, "numerator_mb": a.mean(),
+                        "denominator_mb": b.mean()})
     return pd.DataFrame.from_records(records, columns=columns)
 
 
@@ -63,12 +66,14 @@ def for_verdicts(run: Run, sig: pd.DataFrame) -> pd.DataFrame:
     process per arm and case has no interval there, so such a cell is shown but not judged. Its
     standard error goes with it: the run-long peak's would otherwise give the fresh ratio an interval
     it does not have, wherever a test draws one from the standard error (a band's, an
-    interaction's)."""
+    interaction's). So does its p (the fresh processes' paired t), and where `sig` has q the
+    family's q are drawn again with it (readjusted)."""
     found = ratios(run, "aspnet", "express")
     if found.empty:
         return sig
     sig = sig.copy()
     fresh = found.set_index(["api", "case"])
+    replaced = []
     for i in sig.index[sig["metric"] == "rss_peak_mb"]:
         key = (sig.at[i, "api"], sig.at[i, "case"])
         if key not in fresh.index:
@@ -79,10 +84,24 @@ def for_verdicts(run: Run, sig: pd.DataFrame) -> pd.DataFrame:
             cell["ratio"], cell["ratio_low"], cell["ratio_high"], cell["ratio_note"], cell["log_se"], cell["df"],
             cell["spread"]]
         sig.loc[i, ["aspnet_mean", "express_mean", "pairs", "p", "test"]] = [
-            cell["numerator_mb"], cell["denominator_mb"], cell["pairs"], None, ""]
-        if "q" in sig.columns:  # the run-long peak's q no longer applies
-            sig.loc[i, "q"] = None
+            cell["numerator_mb"], cell["denominator_mb"], cell["pairs"], cell["p"] if judged else None, ""]
         sig.loc[i, "judged"] = judged
         sig.loc[i, "significant"] = judged and (cell["ratio_low"] > 1 or cell["ratio_high"] < 1)
         sig.loc[i, "result"] = f"{NOTE}: A/E {cell['ratio']:.2f}" + ("" if judged else ", not judged")
-    return sig
+        replaced.append(i)
+    return readjusted(run, sig, replaced) if "q" in sig.columns else sig
+
+
+def readjusted(run: Run, sig: pd.DataFrame, replaced: list) -> pd.DataFrame:
+    """`sig` with q drawn again over the report's family (analysis.verdicts.report_cells) now that
+    the `replaced` memory cells carry the fresh processes' p: a claim's memory cells then pay
+    Benjamini-Hochberg as its other cells do (they once skipped it, judged on their own interval,
+    beside CPU cells read off q in one claim)."""
+    from analysis.verdicts import Q_FAMILY, with_q_of  # verdicts imports this module's users
+    sig = sig.copy()
+    family = ((sig["q"].notna() & (sig["metric"] != LITTLES_MEAN)) | sig.index.isin(replaced)) & \
+        sig["judged"].astype(bool) & sig["p"].notna() & sig["metric"].isin(Q_FAMILY)
+    sig.loc[sig.index.isin(replaced), "q"] = np.nan
+    sig.loc[family, "q"] = benjamini_hochberg(sig.loc[family, "p"].astype(float))
+    sig.loc[family, "significant"] = sig.loc[family, "q"] < ALPHA
+    return with_q_of(sig, "throughput_rps" if run.checked else "mean_ms")

@@ -402,10 +402,13 @@ def test_every_verdict_records_the_cores_and_names_its_alternative_reading():
 
 # false discoveries
 
-def test_a_direction_claim_reads_significance_after_the_adjustment():
+def test_a_most_claim_reads_significance_after_the_adjustment_and_an_all_claim_before_it():
     """Four cells each significant at p < 0.05, among sixteen others of the family at p = 0.5:
-    Benjamini-Hochberg over the twenty lifts their q above 0.05 and the claim is no longer shown;
-    four strong cells (p = 0.001) keep it."""
+    Benjamini-Hochberg over the twenty lifts their q above 0.05, and a claim about most of them is
+    no longer shown; four strong cells (p = 0.001) keep it. A claim about every one of them is an
+    intersection-union test, which needs no adjustment: each cell at its own p decides it."""
+    most_lower = dataclasses.replace(EXPRESS_LOWER, share=MOST)
+
     def family(p_claim):
         claim_rows = cells(EXPRESS_LOWER, {c: SLOWER for c in (14, 15, 17, 18)}).assign(p=p_claim)
         # The claim's mean by Little's law restates its throughput cell, which the family counts.
@@ -414,11 +417,14 @@ def test_a_direction_claim_reads_significance_after_the_adjustment():
                             for m in ("p95_ms", "p99_ms", "cpu_mean_pct", "rss_peak_mb")])
         return with_q_of(adjust_family(pd.concat([claim_rows, throughput, others], ignore_index=True), Q_FAMILY),
                          "throughput_rps")
-    weak = judge(EXPRESS_LOWER, family([0.01, 0.02, 0.03, 0.04]))
+    weak = judge(most_lower, family([0.01, 0.02, 0.03, 0.04]))
     assert weak.verdict == INCONCLUSIVE and weak.counts["not significant"] == 4
     assert all(math.isclose(q, 0.2) for q in weak.part["q"])  # each p · 20 / its rank: 0.01 · 20 / 1, …
-    strong = judge(EXPRESS_LOWER, family([0.001] * 4))
+    strong = judge(most_lower, family([0.001] * 4))
     assert strong.verdict == REPRODUCED and math.isclose(strong.part["q"].max(), 0.005)
+    every = judge(EXPRESS_LOWER, family([0.01, 0.02, 0.03, 0.04]))
+    assert every.verdict == REPRODUCED and every.counts[AGREE] == 4
+    assert judge(EXPRESS_LOWER, family([0.01, 0.02, 0.03, 0.06])).verdict == INCONCLUSIVE
 
 
 def test_a_mean_by_little_s_law_is_a_bound_where_its_throughput_is():

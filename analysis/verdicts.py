@@ -9,14 +9,14 @@ columns from the paired rounds when the run has them (analysis.paired), otherwis
 groups of iterations (analysis.stats).
 
 Per cell, by the claim's type (the test used is named in claim_cells.csv):
-- direction: the two-sided t-test, significance read off q: agree when significant and on the
-  claimed side of 1; oppose when significant the other way, or when the 95 % interval shows the
-  claimed difference smaller than MARGIN (10 %, what the report calls similar), i.e. lies wholly
-  on the far side of 1.1 (or of 1/1.1 for a claimed decrease) away from the claim
-  (refutation_band); otherwise not significant, or cannot be judged. Without that second way a
-  claimed difference where there is none could never be refuted: an interval around 1 never
-  clears 1, however many rounds narrow it. A cell both significant the claim's way and under
-  10 % agrees: the claim names a direction, not a size.
+- direction: the two-sided t-test, significance read off q (off p in an "all" claim, below):
+  agree when significant and on the claimed side of 1; oppose when significant the other way, or
+  when the 95 % interval shows the claimed difference smaller than MARGIN (10 %, what the report
+  calls similar), i.e. lies wholly on the far side of 1.1 (or of 1/1.1 for a claimed decrease)
+  away from the claim (refutation_band); otherwise not significant, or cannot be judged. Without
+  that second way a claimed difference where there is none could never be refuted: an interval
+  around 1 never clears 1, however many rounds narrow it. A cell both significant the claim's way
+  and under 10 % agrees: the claim names a direction, not a size.
 - equivalence, non-inferiority, magnitude: two one-sided tests (TOST) at alpha 0.05, i.e. the 90 %
   interval (1 - 2 alpha) inside the claim's band: agree when inside, oppose when wholly outside (a
   value on a bound counts as outside: "similar within 10 %" is not shown by an interval that reaches
@@ -43,7 +43,8 @@ Per claim:
 - mean response time (analysis.claims TIME) is connections / throughput, whose cells restate the
   throughput's and take its q (with_q_of).
 - share "all": reproduced when every cell agrees (an intersection-union test: no adjustment is
-  needed, and the claim's p is its largest cell p); not reproduced when any cell that does not
+  needed, so each direction cell reads its own p, not its q (own_significance), and the claim's p is
+  its largest cell p); not reproduced when any cell that does not
   agree lies wholly outside the claim's refutation band at the simultaneous level
   (simultaneous_outcomes): its interval with alpha' / k in each tail the band has a finite edge
   on, k the cells. Bonferroni: if every cell's true ratio is inside the refutation band, the chance
@@ -297,9 +298,19 @@ def claim_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
         part["test_low"], part["test_high"] = intervals_at(part, confidence)
         part["test_p"] = [tost_p(r, se, d, claim.test.band()) for r, se, d in zip(part["ratio"], log_se, df)]
     part["test"] = test_name(claim)
-    part["outcome"] = [cell_outcome(claim, r.ratio, r.test_low, r.test_high, r.judged, r.significant)
-                       for r in part.itertuples()]
+    significant = own_significance(part) if claim.share == ALL else part["significant"]
+    part["outcome"] = [cell_outcome(claim, r.ratio, r.test_low, r.test_high, r.judged, s)
+                       for r, s in zip(part.itertuples(), significant)]
     return part
+
+
+def own_significance(part: pd.DataFrame) -> pd.Series:
+    """Each cell significant at alpha on its own p, before Benjamini-Hochberg; a cell without a p
+    keeps its flag. An "all" claim reads these: an intersection-union test rejects only if every
+    cell does at alpha, which already holds its error at alpha (Berger 1982), so adjusting the
+    cells for multiplicity would only cost power."""
+    p = column(part, "p")
+    return part["significant"].astype(bool).where(p.isna(), part["judged"].astype(bool) & (p < ALPHA))
 
 
 def metric_words(metric: str) -> str:

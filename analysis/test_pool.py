@@ -18,7 +18,7 @@ from analysis import verdicts
 from analysis.claims import CLAIMS
 from analysis.conftest import FIXTURE_RESULTS
 from analysis.load import load_run
-from analysis.pool import NotPoolable, check
+from analysis.pool import NotPoolable, check, fit
 from analysis.pool_report import write_pool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,3 +237,30 @@ def test_a_new_pool_replaces_the_old_folder(results, pooled):
     (results / POOL / "marker").write_text("old")
     assert write_pool([results / r for r in RUNS], results) == results / POOL
     assert not (results / POOL / "marker").exists()
+
+
+def unit(run: str, case: int, ratio: float, log_se: float | None, bound: str = "", note: str = "") -> dict:
+    return {"kind": "ratio", "numerator": "aspnet", "denominator": "express", "api": "rest", "case": case,
+            "requests": 100, "rows": 1, "joins": 0, "metric": "throughput_rps", "run": run, "ratio": ratio,
+            "ratio_low": None, "ratio_high": None, "log_se": log_se, "df": 2 if log_se else None, "pairs": 3,
+            "bound": bound, "note": note}
+
+
+def test_a_bound_in_any_run_makes_the_pooled_cell_a_bound_and_a_run_without_an_interval_is_left_out():
+    found = pd.DataFrame([
+        # Case 1: runs agree exactly, so tau comes from case 4 alone: 0 here.
+        unit("r1", 1, 1.5, 0.1), unit("r2", 1, 1.5, 0.1), unit("r3", 1, 1.5, None, note="n=1 pair"),
+        unit("r1", 4, 2.0, 0.1), unit("r2", 4, 2.0, 0.1, bound=">=", note="bound: Express.js load-generator bound"),
+        unit("r3", 4, 2.0, 0.1),
+        unit("r1", 7, 1.2, 0.1, bound="<="), unit("r2", 7, 1.3, 0.1, bound=">="), unit("r3", 7, 1.25, 0.1)])
+    families, cells = fit(found)
+    cells = cells.set_index("case")
+    assert families.iloc[0]["df"] == 1 + 1 + 0  # case 1: two runs; case 4: two; case 7: one
+    assert families.iloc[0]["tau"] == 0
+    left = cells.loc[1]
+    assert left["judged"] and left["runs"] == 2 and left["ratio_note"] == "run r3: n=1 pair"
+    assert math.isclose(left["log_se"], 0.1 / math.sqrt(2))
+    bound = cells.loc[4]
+    assert (bound["bound"], bound["judged"], bound["ratio_note"]) == (">=", False, "bound: run r2 >=")
+    assert math.isclose(bound["ratio"], 2.0) and pd.isna(bound["ratio_low"])
+    assert cells.loc[7, "bound"] == "both"

@@ -12,7 +12,8 @@ from analysis.claims import ALL, AT_EXPRESS_PEAK, CLAIMS, MOST, PEAK, TIME, Clai
 from analysis.stats import adjust_family
 from analysis.study import load_study
 from analysis.verdicts import Q_FAMILY, AGREE, CANNOT_JUDGE_HERE, INCONCLUSIVE, NOT_REPRODUCED, OPPOSE, REPRODUCED, \
-    STRADDLES, UNJUDGED, cell_outcome, judge, simultaneous_confidence, verdict_table, verdicts, with_q_of
+    STRADDLES, UNJUDGED, average_of, cell_outcome, design_effect, judge, simultaneous_confidence, verdict_table, \
+    verdicts, with_q_of
 
 EXPRESS_LOWER = next(c for c in CLAIMS if c.id == "graphql-peak-load-express-faster")  # 14, 15, 17, 18
 
@@ -111,6 +112,17 @@ def test_cells_that_each_fall_a_little_short_refute_an_all_claim_through_their_a
     small = (1.05, 1.02, 1.08, True)
     v = judge(EXPRESS_LOWER, cells(EXPRESS_LOWER, {14: small, 15: small, 17: small, 18: UNCLEAR}))
     assert v.verdict == INCONCLUSIVE
+
+
+def test_pooled_runs_widen_the_average_by_what_a_run_shares_among_its_cells():
+    # One run: the cells share only a round's machine state (1 + 3 x 0.07 for 4 cells). Pooled over
+    # runs, an effect common to a run's cells correlates them further: here a fifth of each cell's
+    # variance, so 1 + 3 x 0.27, and the average's interval widens by the root of the ratio.
+    assert math.isclose(design_effect(4), 1.21) and math.isclose(design_effect(4, run_correlation=0.2), 1.81)
+    barely = cells(EXPRESS_LOWER, {c: (1.0, 0.92, 1.087, False) for c in (14, 15, 17, 18)})
+    one, pooled = average_of(EXPRESS_LOWER, barely), average_of(EXPRESS_LOWER, barely, run_correlation=0.2)
+    widened = math.log(pooled.high / pooled.low) / math.log(one.high / one.low)
+    assert math.isclose(widened, math.sqrt(1.81 / 1.21))
 
 
 def test_a_claim_of_two_metrics_spends_all_of_alpha_on_its_cells():
@@ -345,6 +357,21 @@ def test_an_interaction_compares_the_ratio_of_two_cells():
     v = judge(claim, flat)
     assert v.verdict == INCONCLUSIVE and v.counts["not significant"] == 1
     assert "case 3 against case 1" in v.explanation
+
+
+def test_an_interaction_of_one_familys_cells_counts_their_shared_prior_once():
+    # Two cells whose spreads are both the family's pooled one (18 cells of 2 df: 36 df each):
+    # their combined variance is that one estimate, on 36 df, not Welch-Satterthwaite's 72.
+    claim = Claim("rises", "rises more with rows", (Source((1, 1), "Abstract", "x"),), ("rest",), (1, 3),
+                  "3 against 1", ("mean_ms",), Interaction(((("rest", 3), ("rest", 1)),), "rises more"))
+    pooled = cells(claim, {1: (0.8, 0.75, 0.85, True), 3: (1.5, 1.4, 1.6, True)}).assign(
+        api="rest", log_se=0.03, df=36.0)
+    assert judge(claim, pooled).part.iloc[0]["df"] == 36
+    # Cells of two APIs are two families with priors of their own: Welch-Satterthwaite's df stands.
+    across = Claim("amplifies", "GraphQL amplifies", (Source((1, 1), "Abstract", "x"),), ("graphql",), (1,),
+                   "GraphQL against REST", ("mean_ms",), Interaction(((("graphql", 1), ("rest", 1)),), "amplifies"))
+    apart = pd.concat([pooled[pooled["case"] == 1].assign(api="graphql"), pooled[pooled["case"] == 1]])
+    assert judge(across, apart).part.iloc[0]["df"] == 72
 
 
 def test_an_interaction_with_a_cell_of_no_usable_pair_says_why_instead_of_failing():

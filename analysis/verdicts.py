@@ -24,8 +24,9 @@ Per cell, by the claim's type (the test used is named in claim_cells.csv):
   interval stays for the answer: TOST is the usual test for equivalence, and the 95 % one would
   make it a 2.5 % test on each side.
 - interaction: A/E of one cell over A/E of another, its log standard error the two cells'
-  combined (sqrt(se1² + se2²), Welch-Satterthwaite df; the cells are measured in different slots,
-  so independent), two-sided 95 % interval: agree when above 1, oppose when below 1 + 10 % (as a
+  combined (sqrt(se1² + se2²), Welch-Satterthwaite df, at most the larger cell's where the two are
+  of one family and share its prior; the cells are measured in different slots, so independent),
+  two-sided 95 % interval: agree when above 1, oppose when below 1 + 10 % (as a
   direction's), otherwise not significant. Not in the q family (there are few, and each is a claim
   of its own).
 Per claim:
@@ -263,6 +264,10 @@ def ratio_over(a: pd.Series, b: pd.Series) -> dict:
     log_se = math.sqrt(va + vb)
     spread = math.hypot(a["spread"], b["spread"]) if known(a.get("spread")) and known(b.get("spread")) else None
     df = (va + vb) ** 2 / (va ** 2 / a["df"] + vb ** 2 / b["df"]) if va + vb > 0 else math.inf
+    if (a.name[0], a.name[2]) == (b.name[0], b.name[2]):
+        # One family's cells draw their spreads from one prior (benchlib.moderated), which
+        # Welch-Satterthwaite would count once per cell (72 df from two cells of a pooled 36).
+        df = min(df, max(a["df"], b["df"]))
     low, high = interval_of(value, log_se, df, CONFIDENCE)
     p = float(2 * stats.t.sf(abs(math.log(value)) / log_se, df)) if log_se > 0 else None
     return {"ratio": value, "ratio_low": low, "ratio_high": high, "log_se": log_se, "df": df, "p": p,
@@ -408,9 +413,13 @@ def average_confidence(claim: Claim) -> float:
 ROUND_CORRELATION = 0.07
 
 
-def design_effect(k: int) -> float:
-    """How much more an average of k cells varies than it would were they independent."""
-    return 1 + (k - 1) * ROUND_CORRELATION
+def design_effect(k: int, run_correlation: float = 0.0) -> float:
+    """How much more an average of k cells varies than it would were they independent: they share
+    each round's machine state (ROUND_CORRELATION) and, pooled over runs, each run's
+    (`run_correlation`: the share of a cell's variance that an effect common to a run's cells
+    carries, e.g. tau² / (tau² + sigma² / n) from analysis.pool). Within one run it is 0: the run's
+    intervals are for that run, whose own effect is no sampling error of it."""
+    return 1 + (k - 1) * (ROUND_CORRELATION + run_correlation)
 
 
 @dataclass(frozen=True)
@@ -422,16 +431,17 @@ class Average:
     refutes: bool
 
 
-def average_of(claim: Claim, part: pd.DataFrame) -> Average | None:
+def average_of(claim: Claim, part: pd.DataFrame, run_correlation: float = 0.0) -> Average | None:
     """The judged cells' geometric mean ratio with its interval, and whether it refutes the claim:
     the interval lies wholly outside the refutation band and not on the claimed side (an average
     that shows the claimed direction refutes no more than a cell that agrees does). If every cell's
     true ratio is inside the refutation band, so is their average: a claim true everywhere is
     refuted this way with probability at most the refuting alpha. The cells are separate
     measurements, so the log mean's variance is the sum of theirs over k², times the design effect
-    of their correlation within a round (design_effect); its degrees of freedom are
-    Welch-Satterthwaite's, at most the largest cell's (the cells' spreads are moderated towards one
-    prior, benchlib.moderated, so they are not independent estimates). None below two cells."""
+    of their correlation within a round, and across pooled runs `run_correlation` (design_effect);
+    its degrees of freedom are Welch-Satterthwaite's, at most the largest cell's (the cells' spreads
+    are moderated towards one prior, benchlib.moderated, so they are not independent estimates).
+    None below two cells."""
     usable = part[column(part, "log_se").map(known) & column(part, "df").map(known) & (part["ratio"] > 0)]
     if len(usable) < 2:
         return None
@@ -439,7 +449,7 @@ def average_of(claim: Claim, part: pd.DataFrame) -> Average | None:
     shares = (variances ** 2 / dfs).sum()
     df = min(variances.sum() ** 2 / shares if shares > 0 else math.inf, dfs.max())
     ratio = geometric_mean(usable["ratio"])
-    log_se = math.sqrt(variances.sum() * design_effect(len(usable))) / len(usable)
+    log_se = math.sqrt(variances.sum() * design_effect(len(usable), run_correlation)) / len(usable)
     low, high = interval_of(ratio, log_se, df, average_confidence(claim))
     refutes = (band_outcome(refutation_band(claim.test), low, high) == OPPOSE
                and band_outcome(claim.test.band(), low, high) != AGREE)

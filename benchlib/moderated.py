@@ -16,10 +16,11 @@ prior (d0 degrees of freedom, scale s0²), fitted by the method of moments on lo
 variance is then the posterior s̃_g² = (d0 s0² + d_g s_g²) / (d0 + d_g) on d0 + d_g degrees of
 freedom, capped at the family's pooled degrees of freedom Σ d_g (limma caps it there too: the prior
 holds no more information than the cells it came from). When the cells' spreads differ more than
-chance would make them, d0 comes out small and each cell keeps mostly its own spread; when they
-do not, d0 is large (infinite: the pooled variance) and every cell's interval is drawn from the
-family's spread. A cell's ratio is still its own (the mean of its log ratios); only its standard
-error and degrees of freedom change.
+chance would make them (Bartlett's test at 5 %, spreads_differ), d0 comes out small and each cell
+keeps mostly its own spread; when they do not, d0 is infinite and every cell's interval is drawn
+from the family's pooled variance on its degrees of freedom. (limma reads d0 off the excess alone;
+with 1-2 degrees of freedom per cell that excess is mostly chance: fit_prior.) A cell's ratio is
+still its own (the mean of its log ratios); only its standard error and degrees of freedom change.
 
 What a cell still needs: 2 pairs (no ratio is judged on one round). What a family needs: at least
 MIN_CELLS cells with a spread, so that the prior's spread is not read off a handful of cells; a
@@ -41,6 +42,7 @@ import math
 from dataclasses import dataclass
 
 MIN_CELLS = 6
+SPREADS_DIFFER_AT = 0.05
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,27 @@ def fit_prior(variances, dfs) -> Prior | None:
     # log s² has mean log s0² + digamma(d/2) - log(d/2) and variance trigamma(d/2) + trigamma(d0/2).
     e = np.log(s2) - special.digamma(d / 2) + np.log(d / 2)
     excess = e.var(ddof=1) - float(np.mean(special.polygamma(1, d / 2)))
-    if excess <= 0:
-        return Prior(math.inf, float(math.exp(e.mean())), float(d.sum()))
+    # The excess is read off the cells' scatter, which at 1-2 df each is mostly chance: of families
+    # of 18 one-df cells with one true spread, 40 % showed an excess (median d0 1.9, each cell then
+    # keeping most of its own one-df spread). So a family keeps the excess only when its spreads
+    # differ beyond chance (spreads_differ), and otherwise has the pooled spread on its real df.
+    if excess <= 0 or not spreads_differ(s2, d):
+        return Prior(math.inf, float((d * s2).sum() / d.sum()), float(d.sum()))
     d0 = 2 * trigamma_inverse(excess)
     return Prior(d0, float(math.exp(e.mean() + special.digamma(d0 / 2) - math.log(d0 / 2))), float(d.sum()))
+
+
+def spreads_differ(variances, dfs) -> bool:
+    """Bartlett's test, from the cells' sample variances and degrees of freedom: whether their true
+    variances differ at the 5 % level."""
+    import numpy as np
+    from scipy import stats
+    s2, d = np.asarray(variances, dtype=float), np.asarray(dfs, dtype=float)
+    total, k = d.sum(), len(d)
+    pooled = (d * s2).sum() / total
+    correction = 1 + ((1 / d).sum() - 1 / total) / (3 * (k - 1))
+    statistic = (total * math.log(pooled) - (d * np.log(s2)).sum()) / correction
+    return bool(stats.chi2.sf(statistic, k - 1) < SPREADS_DIFFER_AT)
 
 
 def prior_of(log_ratios) -> Prior | None:

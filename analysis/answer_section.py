@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, figures, memory, open_questions, ranking, rounds_needed, tables, validity
+from analysis import answer, cores, figures, memory, open_questions, ranking, rounds_needed, tables, validity
 from analysis.formatting import fmt_ci
 from analysis.load import Run
 from analysis.metrics import case_label
@@ -100,7 +100,8 @@ def comparison_section(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: 
              f"{answer.SIGNIFICANT} significant (q < {ALPHA}: p adjusted for the report's many tests); "
              f"{answer.FLAGGED} load-flagged case (explained below). {BASIS_LINE[kind]}"
              + (f" Not realistic against realistic: {listing(tuned)} {'is' if len(tuned) == 1 else 'are'} "
-                "tuned." if tuned else ""))
+                "tuned." if tuned else "")
+             + (f" {one_core}" if (one_core := cores.note(run, [versus.numerator, versus.denominator])) else ""))
     comparison_tables(doc, run, answers, versus, apis, figs, level=4)
 
 

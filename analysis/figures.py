@@ -14,6 +14,7 @@ import pandas as pd  # noqa: E402
 
 from analysis.answer import FLAGGED, STUDY, HEADINGS, LOAD_FLAGS, Versus, better_side, shown  # noqa: E402
 from analysis.claims import MARGIN  # noqa: E402
+from analysis.cores import tag as cores_tag  # noqa: E402
 from analysis.load import Run, load_jtl, load_proc  # noqa: E402
 from analysis.metrics import METRICS, StudyFigure, case_tick, ordered_frameworks  # noqa: E402
 from analysis.tables import CASE_COLUMNS, ok_rows  # noqa: E402
@@ -413,3 +414,69 @@ def latency_vs_rate(run: Run, latency: pd.DataFrame, api: str, case: int, label:
                            "latencies), the upper end of their interval: the server's latency was at most that; a "
                            "rate with no usable round has no point; a bar running off the bottom reaches 0 ms.")
     return save(fig, path, bottom)
+
+
+# The summary figure's two metrics: what a team pays for (CPU per request; mean CPU in runs before
+# schema 3) beside what it gets (throughput).
+SUMMARY_METRICS = (("throughput_rps", "throughput", "#1f4e9c", "o", 0.17),
+                   ("app_cpu_ms_per_req", "app CPU per request", "#d35400", "s", -0.17),
+                   ("cpu_mean_pct", "mean CPU", "#d35400", "s", -0.17))
+
+
+def summary(run: Run, answers: pd.DataFrame, against: list[Versus], apis: list[str], path: Path) -> Path:
+    """The report's one picture: per comparison (a row of panels) and API (a panel), every case's
+    throughput and CPU-per-request ratio on one log axis with their 95 % intervals; hollow where a
+    ratio is a bound (the marker then points the way it can only move)."""
+    present = set(answers["metric"])
+    metrics = [m for m in SUMMARY_METRICS if m[0] in present]
+    if "app_cpu_ms_per_req" in present:
+        metrics = [m for m in metrics if m[0] != "cpu_mean_pct"]
+    cases = sorted(set(answers["case"]))
+    fig, axes = plt.subplots(len(against), len(apis), figsize=(11, 0.9 + len(against) * (0.9 + 0.2 * len(cases))),
+                             sharey=True, squeeze=False)
+    drawn = answers[answers["metric"].isin([m[0] for m in metrics]) & answers["ratio"].gt(0)]
+    values = drawn[["ratio", "ratio_low", "ratio_high"]].to_numpy(dtype=float).ravel()
+    values = values[np.isfinite(values) & (values > 0)]
+    low = min([1 / (1 + MARGIN), *values]) / 1.15
+    high = max([1 + MARGIN, *values]) * 1.15
+    y = {case: i for i, case in enumerate(reversed(cases))}
+    for row, versus in zip(axes, against):
+        a, b = run.display_name(versus.numerator), run.display_name(versus.denominator)
+        for ax, api in zip(row, apis):
+            ax.axvspan(1 / (1 + MARGIN), 1 + MARGIN, color="#eeeeee", zorder=0)
+            ax.axvline(1, color="#333", linewidth=1, zorder=1)
+            mine = answers[(answers["numerator"] == versus.numerator) & (answers["denominator"] == versus.denominator)
+                           & (answers["api"] == api)]
+            if mine.empty:
+                ax.text(0.5, 0.5, "no case measured for both", transform=ax.transAxes, ha="center", va="center",
+                        fontsize=8, color="#555")
+            for metric, _, c, marker, offset in metrics:
+                for cell in mine[mine["metric"] == metric].itertuples():
+                    if pd.isna(cell.ratio) or cell.bound == "both":
+                        continue
+                    at = y[cell.case] + offset
+                    if pd.notna(cell.ratio_low):
+                        ax.plot([cell.ratio_low, cell.ratio_high], [at, at], color=c, linewidth=1.8, zorder=2)
+                    ax.plot(cell.ratio, at, BOUND_MARKER.get(cell.bound, marker), color=c, markersize=5.5, zorder=3,
+                            markerfacecolor="white" if cell.bound else c, markeredgewidth=1.4)
+            ax.set_xscale("log")
+            ax.set_xlim(low, high)
+            ax.set_xticks(ratio_ticks(low, high), [f"{v:g}" for v in ratio_ticks(low, high)])
+            ax.xaxis.set_minor_locator(ticker.NullLocator())
+            ax.set_title(f"{API_TITLE[api]}: {a} / {b}{cores_tag(run, versus.denominator)}", fontsize=9.5)
+            ax.grid(axis="x", alpha=0.3)
+            ax.tick_params(labelsize=8)
+        row[0].set_yticks(list(y.values()), [f"case {c}" for c in y], fontsize=8)
+        row[0].set_ylim(-0.6, len(cases) - 0.4)
+    fig.supxlabel("ratio per case, log axis: throughput above 1 and CPU below 1 favour the first framework named; "
+                  "grey: within 10 % of 1", fontsize=8)
+    handles = [plt.Line2D([], [], color=c, marker=marker, linewidth=1.8, label=f"{label} (95 % interval)")
+               for _, label, c, marker, _ in metrics]
+    if drawn["bound"].isin(list(BOUND_MARKER)).any():
+        handles.append(plt.Line2D([], [], color="#555", marker=">", markerfacecolor="white", linestyle="none",
+                                  label="bound by the load generator (▶ ≥, ◀ ≤)"))
+    fig.legend(handles=handles, loc="upper center", ncol=len(handles), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path

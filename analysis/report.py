@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import (answer, answer_section, distributions_section, engines, engines_section, extra_section,
-                      latency_section, machine, memory, open_questions, ranking, replication,
+                      item_counts, latency_section, machine, memory, open_questions, ranking, replication,
                       replication_section, run_section, scope, slo, study_check, study_section,
                       study_support_section, summary_section, tables, trust, validity, variants_section, verdicts,
                       verdicts_section)
@@ -89,11 +89,10 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     # The figures that read JTLs and sampler files come first, so a broken one fails fast.
     distributions = distributions_section.draw(run, agg, apis, timeline_case, figs)
     doc = Doc(f"Testbed report: run {run.run_id}")
-    summary_section.section(doc, run, agg, status, comparisons, against)
+    summary_section.opening(doc, run, answers, against, item_counts.counts(run), apis, figs)
+    summary_section.section(doc, run, agg, comparisons, against)
     if rates is not None:
         doc.para(latency_section.run_text(run))
-    if run.checked:
-        trust.section(doc, run, study_answer, apis, figs, tabs)
     if rates is not None:
         latency_section.section(doc, run, *rates, objective, figs)
     answer_section.section(doc, run, answers, against, ranked, agg, apis, figs)
@@ -102,6 +101,9 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
         # section carries them.
         variants_section.section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
                                  explain=i == 0 and not against)
+    # The checks' grids and tables are for the reader who asks why; the opening says the gist.
+    if run.checked:
+        trust.section(doc, run, study_answer, apis, figs, tabs)
     machine.section(doc, run, tabs)
     run_section.section(doc, run, status, engine_table)
     verdicts_section.section(doc, run, results, checks, needed)
@@ -121,6 +123,8 @@ def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = 
     """A checked run none of whose items passed: no statistic can be computed, so the report is the
     trust section, what would measure each cell, and every check."""
     doc = Doc(f"Testbed report: run {run.run_id}")
+    summary_section.opening(doc, run, pd.DataFrame(columns=answer.COLUMNS), [], item_counts.counts(run), [],
+                            out / "figures")
     doc.para("No item of this run passed its validity checks, so it gives no answer, no verdict and "
              "none of the study's tables: every number would describe a load the case does not name.")
     items = validity.judged(run)

@@ -1,11 +1,35 @@
-"""The report's opening: what was measured and in what order the report tells it, in one
-paragraph, and how many iterations the appendix lists as flagged, excluded or failed."""
+"""The report's opening, its first screen: the bottom line in a few sentences (analysis.bottom_line)
+and one summary figure, then whether the run can be trusted in one line linking to its details; then
+what was measured and in what order the report tells it, in one paragraph."""
+from pathlib import Path
+
 import pandas as pd
 
-from analysis import machine, trust
+from analysis import bottom_line, figures, machine, trust
+from analysis.item_counts import ItemCounts
 from analysis.load import Run
 from analysis.names import listing, typed_name, versus_names
 from analysis.render import Doc
+
+BOTTOM_LINE = "The bottom line"
+
+
+def opening(doc: Doc, run: Run, answers: pd.DataFrame, against: list, counted: ItemCounts, apis: list[str],
+            figs: Path) -> None:
+    """The bottom line and its figure: the comparisons' sentences, the figure, then the machine,
+    the items' validity and what the intervals cover; then the trust section in one line."""
+    doc.heading(2, BOTTOM_LINE)
+    said = bottom_line.sentences(run, answers, against, counted)
+    comparisons, context = said[:-3], said[-3:]
+    doc.bullets(comparisons)
+    drawn = answers[answers["ratio"].notna()]
+    if against and not drawn.empty:
+        path = figures.summary(run, drawn, against, [a for a in apis if a in set(drawn["api"])],
+                               figs / "summary.png")
+        doc.figure(path, "Each framework against the reference, per API and case: throughput and CPU per request "
+                         "as ratios with 95 % intervals; every metric, and why a case is missing, in the answer.")
+    doc.para(" ".join(context))
+    doc.para(trust.summary_line(run, counted))
 
 
 def rounds_text(run: Run, agg: pd.DataFrame, who: str = "frameworks") -> str:
@@ -17,9 +41,9 @@ def rounds_text(run: Run, agg: pd.DataFrame, who: str = "frameworks") -> str:
     return f"in {n} iteration{'s' if n != 1 else ''} per {who[:-1]}"
 
 
-def section(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
-            comparisons: list | None = None, against: list | None = None) -> None:
-    """What was measured, in one paragraph, and how many iterations the appendix lists."""
+def section(doc: Doc, run: Run, agg: pd.DataFrame, comparisons: list | None = None,
+            against: list | None = None) -> None:
+    """What was measured, and in what order the report tells it, in one paragraph."""
     comparisons, against = comparisons or [], against or []
     measured = set(agg["framework"])
     frameworks = listing([typed_name(run, f) for f in run.arms if f in measured])
@@ -31,19 +55,12 @@ def section(doc: Doc, run: Run, agg: pd.DataFrame, status: pd.DataFrame,
              f"join), each measured {rounds_text(run, agg, 'arms' if comparisons else 'frameworks')}, with "
              f"the app's CPU and memory sampled, on a {run.cores}-core machine (profile "
              f"{run.manifest.profile or '?'}). "
-             + ("First whether the run can be trusted: which measurements passed their checks. Then "
-                if run.checked else "First ")
-             + "the answer: every framework's figures per case, ranked"
+             + "After the bottom line, the answer: every framework's figures per case, ranked"
              + (f", and {run.display_name(against[0].numerator)} (the reference) against "
                 f"{listing([run.display_name(v.denominator) for v in against])} per case; " if against else "; ")
              + (f"then variant against variant ({'; '.join(versus_names(run, v) for v in comparisons)}); "
                 if comparisons else "")
+             + ("then whether the run can be trusted, check by check; " if run.checked else "")
              + "then the run's details, the verdicts on the study's claims, the study's tables and figures "
              "recomputed, and an appendix of the iterations that were flagged, excluded or failed. "
              + machine.load_sentence(run))
-    if not run.checked:
-        doc.para(trust.predates(run))
-    flagged, excluded, failed = (int(status[c].sum()) for c in ("flagged", "excluded", "failed"))
-    doc.para(f"{flagged} iteration{'s' if flagged != 1 else ''} flagged, {excluded} excluded, {failed} "
-             "failed: see the appendix." if flagged + excluded + failed else
-             "No iteration was flagged, excluded or failed.")

@@ -64,7 +64,7 @@ def test_section_and_csv_give_each_engines_figures(engines_dir):
     assert f"| {A} | loadgen-a | 5.6.3 | 17.0.13 | 2 | on | 12 | 75.0 | 95.0 | 100.0 | 3 | 60 | 1328 |" in section
     assert f"| {B} | loadgen-b | 5.6.3 | 21.0.5 | 4 | off | 12 | 16.9 | 23.8 | 28.8 | 0 | 60 | 1320 |" in section
     page = (report / "index.html").read_text()
-    assert "<h2>Load engines</h2>" in page and "<td>loadgen-a</td>" in page
+    assert '<h2 id="load-engines">Load engines</h2>' in page and "<td>loadgen-a</td>" in page
 
 
 def test_a_run_without_engines_has_no_section(run_dir, fixture_report):

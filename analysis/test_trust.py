@@ -46,10 +46,14 @@ def answer_row(report, api, case, metric) -> pd.Series:
     return answers.set_index(["api", "case", "metric"]).loc[(api, case, metric)]
 
 
-def test_trust_comes_before_the_answer_and_every_check_comes_last(report):
+def test_trust_is_one_line_before_the_answer_its_section_after_and_every_check_last(report):
     text = (report / "report.md").read_text()
     headings = re.findall(r"^## (.*)$", text, re.M)
-    assert headings[:2] == ["Can you trust this run?", "The answer: every framework, per case"]
+    assert headings[:3] == ["The bottom line", "The answer: every framework, per case", "Can you trust this run?"]
+    opening = text[:text.index("## The answer")]
+    assert ("Can you trust this run? 2 of 24 items passed every check, 7 were bound by the load generator, 15 "
+            "invalid, 0 failed and 0 excluded; 2 of 12 cells (arm x API x case) have a valid round. Which checks "
+            "failed where: [Can you trust this run?](#can-you-trust-this-run).") in opening
     assert headings[-1] == "Appendix: every check of every item"
     appendix = text[text.index("## Appendix: every check of every item"):]
     assert len([line for line in appendix.splitlines() if line.startswith(("| aspnet", "| express"))]) == 24
@@ -66,7 +70,8 @@ def test_the_grid_counts_each_cells_rounds_by_validity(report):
             assert [part.split(" (")[0] for part in row[f"case {case}"].split("; ")] == counted
     assert grid.loc[("aspnet", "rest"), "case 13"] == "2 invalid (steady_state 2, loadgen_bound 2)"
     text = (report / "report.md").read_text()
-    assert "Of 24 ok items, 2 are valid, 7 bound and 15 invalid" in text
+    assert ("Of 24 items (one arm, API, case and round), 2 valid, 7 bound by the load generator (used as bounds) "
+            "and 15 invalid (never used); 0 failed and 0 excluded.") in text
 
 
 def test_a_bound_arms_throughput_is_a_bound_not_an_estimate(report):

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import answer, crosscheck, figures, machine, memory, validity
+from analysis.item_counts import ItemCounts, counts
 from analysis.load import Run, run_table
 from analysis.metrics import case_label
 from analysis.render import Doc
@@ -24,6 +25,26 @@ def predates(run: Run) -> str:
     return (f"This run predates the validity checks (results schema {run.manifest.schema_version}; the "
             "checks came with schema 3): its items were never checked for steady state, Little's law or "
             "the load generator's ceiling, so every ok iteration counts, as it did when it was made.")
+
+
+def summary_line(run: Run, counted: ItemCounts) -> str:
+    """The trust section in one line, for the first screen: how much of the run passed its checks,
+    and where the details are (the section itself follows the answer)."""
+    if not run.checked:
+        return predates(run)
+    cells = cell_states(run)
+    return (f"Can you trust this run? {counted.valid} of {counted.items} items passed every check, "
+            f"{counted.bound} were bound by the load generator, {counted.invalid} invalid, {counted.failed} failed "
+            f"and {counted.excluded} excluded; "
+            f"{cells.get(validity.VALID, 0)} of {int(cells.sum())} cells (arm x API x case) have a valid round. "
+            "Which checks failed where: [Can you trust this run?](#can-you-trust-this-run).")
+
+
+def cell_states(run: Run) -> pd.Series:
+    """How many cells (arm x API x case) have a valid round, only bound ones, or none usable."""
+    return validity.judged(run).groupby(["framework", "api", "case"])["validity"].agg(
+        lambda v: validity.INVALID if (v == validity.INVALID).all() else
+        validity.BOUND if not (v == validity.VALID).any() else validity.VALID).value_counts()
 
 
 def grid(run: Run) -> pd.DataFrame:
@@ -53,15 +74,10 @@ def grid(run: Run) -> pd.DataFrame:
 
 
 def counts_text(run: Run) -> str:
-    items = validity.judged(run)
-    counted = items["validity"].value_counts()
-    cells = items.groupby(["framework", "api", "case"])["validity"].agg(
-        lambda v: validity.INVALID if (v == validity.INVALID).all() else
-        validity.BOUND if not (v == validity.VALID).any() else validity.VALID).value_counts()
-    return (f"Of {len(items)} ok items, {counted.get(validity.VALID, 0)} are valid, {counted.get(validity.BOUND, 0)} "
-            f"bound and {counted.get(validity.INVALID, 0)} invalid; of {int(cells.sum())} cells (arm x API x "
-            f"case), {cells.get(validity.VALID, 0)} have a valid round, {cells.get(validity.BOUND, 0)} only "
-            f"bound ones and {cells.get(validity.INVALID, 0)} none usable.")
+    cells = cell_states(run)
+    return (f"{counts(run).sentence()} Of {int(cells.sum())} cells (arm x API x case), "
+            f"{cells.get(validity.VALID, 0)} have a valid round, {cells.get(validity.BOUND, 0)} only bound ones "
+            f"and {cells.get(validity.INVALID, 0)} none usable.")
 
 
 def unfair_text(run: Run) -> str:

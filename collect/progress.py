@@ -1,7 +1,9 @@
 """A plain-text progress line with an ETA: one updating line on a terminal, plain lines otherwise."""
 import shutil
 import sys
+import textwrap
 import time
+from pathlib import Path
 
 
 def duration(seconds: float) -> str:
@@ -64,15 +66,28 @@ class Progress:
         print(text, file=self.stream, flush=True)
 
 
-def final_report(run_id: str, planned: int, rows: list[dict], stream) -> None:
-    """The end-of-run summary: counts, then every item that failed or is flagged."""
-    ok = sum(1 for r in rows if r["status"] == "ok")
-    print(f"\nrun {run_id}: {len(rows)} of {planned} measured, {ok} ok, "
-          f"{sum(1 for r in rows if r['status'] == 'failed')} failed, "
-          f"{sum(1 for r in rows if r['flags'])} flagged as untrustworthy.", file=stream, flush=True)
+def final_report(run_dir: Path, planned: int, rows: list[dict], stream) -> None:
+    """The end-of-run summary: how many items ended in each state, every item that failed or is
+    flagged, then the bottom line the report opens with (the same counts and sentences: both come
+    from analysis.item_counts and analysis.bottom_line)."""
+    # Imported here: pandas and matplotlib load only once the measuring is over.
+    from analysis import bottom_line, item_counts, load
+
+    def say(text: str = "") -> None:
+        print(text, file=stream, flush=True)
+
+    try:
+        run = load.load_run(run_dir)
+    except load.ResultFileError as e:  # nothing was measured: there is nothing to count
+        say(f"\nrun {run_dir.name}: {len(rows)} of {planned} measured; {e}")
+        return
+    say(f"\nrun {run_dir.name}: {len(rows)} of {planned} measured. {item_counts.counts(run).sentence()}")
     for r in rows:
         where = f"{r['framework']}/{r['api']}/case-{int(r['case']):02d}/iter-{int(r['iteration']):02d}"
         if r["status"] != "ok":
-            print(f"  {r['status']}: {where}", file=stream, flush=True)
+            say(f"  {r['status']}: {where}")
         elif r["flags"]:
-            print(f"  flagged ({r['flags'].replace(';', ', ')}): {where}", file=stream, flush=True)
+            say(f"  flagged ({r['flags'].replace(';', ', ')}): {where}")
+    say("\nThe bottom line (the report opens with it):")
+    for sentence in bottom_line.for_run(run):
+        say(textwrap.fill(sentence, width=100, initial_indent="  ", subsequent_indent="  "))

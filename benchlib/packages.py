@@ -20,10 +20,13 @@ DEBIAN = {
     # ./testbed test (benchlib/suites.py): the Python linter, and pytest's runner that spreads the
     # tests over the cores.
     "suite": ["python3-flake8", "python3-pytest-xdist"],
+    # The report's browser test (analysis/test_report_browser.py) opens index.html in the system's
+    # Chromium; playwright-core drives it and never downloads a browser of its own.
+    "report": ["chromium"],
 }
-# npm projects of the testbed itself (not an implementation's): the seeder, and lint/, the ESLint
-# that each Node app's npm test runs.
-NODE_PROJECTS = ["seed", "lint"]
+# npm projects of the testbed itself (not an implementation's): the seeder, lint/, the ESLint that
+# each Node app's npm test runs, and analysis/browser/, the report's browser test's driver.
+NODE_PROJECTS = ["seed", "lint", "analysis/browser"]
 
 
 def setup_all():

@@ -26,7 +26,7 @@ from analysis import memory, rounds_needed, validity
 from analysis.load import Run
 from analysis.metrics import case_label
 from analysis.stats import adjust_family
-from analysis.tables import CASE_COLUMNS, compare_arms, ok_rows, report_order
+from analysis.tables import CASE_COLUMNS, STOPPED_ON, compare_arms, ok_rows, report_order
 from benchlib.cases import STUDY_PAIR
 
 ASPNET, EXPRESS = STUDY_PAIR
@@ -197,7 +197,8 @@ def needed(run: Run, part: pd.DataFrame) -> list[str]:
     texts = [rounds_needed.for_answer(
         r.bound, int(r.pairs) if pd.notna(r.pairs) else int(min(r.numerator_n, r.denominator_n)),
         r.ratio, float(r.ratio_high) if pd.notna(r.ratio_high) else math.nan,
-        float(s) if pd.notna(s) else math.nan, r.note, width, df)
+        float(s) if pd.notna(s) else math.nan, r.note, width, df,
+        run.manifest.extra_rounds and r.metric in STOPPED_ON)
         for r, s, df in zip(part.itertuples(index=False), spread, degrees)]
     return [rounds_needed.on_fresh_processes(text) if metric == memory.METRIC else text
             for text, metric in zip(texts, part["metric"])]

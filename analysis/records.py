@@ -240,8 +240,8 @@ class Manifest:
 
     @property
     def extra_rounds(self) -> bool:
-        """Whether the stopping rule may have added rounds (a budget), so that every paired interval
-        is drawn wider (analysis/paired.py)."""
+        """Whether the stopping rule may have added rounds (a budget), so that the throughput of the
+        cells it extended is drawn wider (analysis.tables.extended)."""
         return bool(self.sequential.budget_s)
 
     @property

@@ -32,8 +32,8 @@ standard deviation τ of a family's log ratio (analysis.pool, on the log scale),
 each give a pooled log ratio of variance τ² / R + σ² / (R n), on R (n - 1) degrees of freedom (τ
 taken as known), and plan() finds the (R, n) that decides with the fewest rounds in all (ties: the
 fewer runs). Without τ (one run) R is 1, and the text says the run-to-run spread is not known.
-What it says: "R runs × n rounds (≈ M minutes)" (plan_text), the minutes from the seconds a round
-of the whole run takes (seconds_per_round).
+What it says: "R runs × n rounds (≈ M minutes)" (Plan.text), the minutes those rounds of the whole
+run take (seconds_per_round; not each run's set-up, ceiling and memory pass).
 
 A bound, or a metric left out by its own verdict, is decided by no number of rounds on this
 machine: more of the same measurement stays a bound. A cell with one usable round has no spread yet.

@@ -61,9 +61,10 @@ from analysis.tables import CASE_COLUMNS
 from analysis.version import code_version
 from benchlib.stopping import TARGET
 
+# `spread`: one round's sd of the log ratio (analysis.stats.Ratio.spread), for runs_needed.
 UNIT_COLUMNS = ["kind", "numerator", "denominator", "api", *CASE_COLUMNS, "metric", "run", "ratio", "ratio_low",
-                "ratio_high", "log_se", "df", "pairs", "bound", "note"]
-# `runs_needed`: the runs that would bring the cell's interval within the target (runs_needed).
+                "ratio_high", "log_se", "df", "pairs", "spread", "bound", "note"]
+# `runs_needed`: the runs and rounds that would bring the cell's interval within the target (runs_needed).
 POOLED_COLUMNS = ["numerator", "denominator", "api", *CASE_COLUMNS, "metric", "ratio", "ratio_low", "ratio_high",
                   "log_se", "df", "p", "q", "significant", "judged", "bound", "runs", "pairs", "tau", "ratio_note",
                   "runs_needed"]
@@ -147,10 +148,11 @@ def usable(found: pd.DataFrame) -> pd.Series:
     return (found["bound"].fillna("") == "") & (se > 0) & np.isfinite(se) & (ratio > 0)
 
 
-def fit(found: pd.DataFrame, width: float = TARGET) -> tuple[pd.DataFrame, pd.DataFrame]:
+def fit(found: pd.DataFrame, width: float = TARGET, seconds: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(families.csv: one model per family, FAMILY_COLUMNS; the pooled cells of the comparisons,
     POOLED_COLUMNS, before the family adjustment). `width`: the half-width a settled interval has
-    (analysis.rounds_needed.target), for `runs_needed`."""
+    (analysis.rounds_needed.target), `seconds` a round of the whole run
+    (analysis.rounds_needed.seconds_per_round), for `runs_needed`."""
     found = found.assign(usable=usable(found))
     families, cells = [], []
     for key, family in found.groupby(FAMILY_KEY, sort=False):
@@ -163,12 +165,13 @@ def fit(found: pd.DataFrame, width: float = TARGET) -> tuple[pd.DataFrame, pd.Da
                          "q_cochran": model.q if model.known else None, "df": model.df, "q_p": model.q_p,
                          "i2": model.i2})
         if key[0] == RATIO:
-            cells += [pooled_cell(cell, model, width) for _, cell in family.groupby(CASE_COLUMNS, sort=False)]
+            cells += [pooled_cell(cell, model, width, seconds)
+                      for _, cell in family.groupby(CASE_COLUMNS, sort=False)]
     return (pd.DataFrame.from_records(families, columns=FAMILY_COLUMNS),
             pd.DataFrame.from_records(cells, columns=POOLED_COLUMNS))
 
 
-def pooled_cell(cell: pd.DataFrame, model: meta.Fit, width: float = TARGET) -> dict:
+def pooled_cell(cell: pd.DataFrame, model: meta.Fit, width: float = TARGET, seconds: float | None = None) -> dict:
     """One cell pooled over its runs (module docstring: bounds, runs left out, tau unknown)."""
     first = cell.iloc[0]
     used = cell[cell["usable"]]
@@ -194,24 +197,27 @@ def pooled_cell(cell: pd.DataFrame, model: meta.Fit, width: float = TARGET) -> d
     p = meta.p_value(mean, se, df)
     return {**out, "ratio": math.exp(mean), "ratio_low": low, "ratio_high": high, "log_se": se, "df": df,
             "p": p, "significant": p < ALPHA, "judged": True,
-            "runs_needed": runs_needed(used, model, df, high / math.exp(mean) - 1, width),
+            "runs_needed": runs_needed(used, model, width, seconds) if high / math.exp(mean) - 1 > width else "",
             "ratio_note": "; ".join(t for t in (left_out, f"one run: its interval with tau {model.tau:.3f} added"
                                                 if len(used) == 1 else "") if t)}
 
 
-def runs_needed(used: pd.DataFrame, model: meta.Fit, df: float, reach: float, width: float) -> str:
-    """How many runs, each of the rounds these had, would bring a pooled interval that reaches
-    `reach` above its ratio within `width`: one run's log ratio varies by s^2 + tau^2 about the
-    cell's (s^2 the runs' mean), so R runs give the plain t interval of R draws of that spread
-    (analysis.rounds_needed.rounds_to_clear with runs for rounds, the degrees of freedom the family
-    lends beyond the cell's own runs kept). Empty when it is within `width` already."""
-    if reach <= width:
-        return ""
-    spread = math.sqrt(float((used["log_se"].astype(float) ** 2).mean()) + model.tau2)
-    runs = rounds_needed.rounds_to_clear(math.log1p(width), spread, 0.95, len(used) + 1,
-                                         rounds_needed.borrowed_df(df, len(used)))
-    rounds = int(pd.to_numeric(used["pairs"]).median()) if pd.to_numeric(used["pairs"]).notna().any() else None
-    return f"{rounds_needed.count_text(runs)} runs" + (f" of {rounds} rounds" if rounds else "")
+def runs_needed(used: pd.DataFrame, model: meta.Fit, width: float, seconds: float | None) -> str:
+    """The runs and rounds that would bring a pooled interval within `width` of its ratio (empty
+    when it is already): analysis.rounds_needed.plan at its power, with one round's spread the
+    runs' (root mean square of `spread`, analysis.stats.Ratio.spread), the degrees of freedom a
+    moderated family lends beyond a run's rounds, and tau; "R runs × n rounds (≈ M minutes)",
+    `seconds` a round of the whole run."""
+    pairs, spreads = pd.to_numeric(used["pairs"]), pd.to_numeric(used["spread"])
+    if pairs.isna().all() or spreads.isna().all():
+        return ""  # runs without rounds (independent groups) have no round's spread to plan from
+    rounds = int(pairs.median())
+    spread = math.sqrt(float((spreads ** 2).mean()))
+    found = rounds_needed.plan(math.log1p(width), spread, 0.95, rounds,
+                               rounds_needed.borrowed_df(float(pd.to_numeric(used["df"]).median()), rounds),
+                               tau=model.tau, seconds_per_round=seconds)
+    return found.text() if found else (f"no plan of up to {rounds_needed.MAX_RUNS} runs × {rounds_needed.MAX_ROUNDS} "
+                                       "rounds")
 
 
 def left_out_text(cell: pd.DataFrame, runs: int) -> str:

@@ -39,7 +39,8 @@ def write_pool(run_dirs: list[Path], results_dir: Path, reference: str | None = 
     pool.check(runs)
     answer.reference(runs[0], reference)
     units = pool.units(runs, reference)
-    families, cells = pool.fit(units, rounds_needed.target(runs[0].manifest))
+    families, cells = pool.fit(units, rounds_needed.target(runs[0].manifest),
+                               rounds_needed.seconds_per_round(runs[0]))
     cells = pool.adjusted(cells, runs[0].checked)
     return replace_dir(Path(results_dir) / folder_name(runs),
                        lambda out: build(runs, units, families, cells, reference, out))
@@ -92,8 +93,8 @@ def build(runs: list[Run], units: pd.DataFrame, families: pd.DataFrame, cells: p
             doc.heading(3, API_TITLES[api])
             doc.table(cell_table(part, metrics_shown),
                       f"{API_TITLES[api]}: pooled ratio per case, 95 % interval with τ; {SIGNIFICANT} significant "
-                      f"(q < {ALPHA}); the runs, each of as many rounds, that would bring the throughput's interval "
-                      "within ±10 % at the spread seen (every metric's: pooled.csv, runs_needed)")
+                      f"(q < {ALPHA}); the runs and rounds that would bring the throughput's interval within ±10 % "
+                      "at the spread seen, at 80 % power (every metric's: pooled.csv, runs_needed)")
             theirs = units[(units["kind"] == pool_files.RATIO) & (units["numerator"] == versus.numerator)
                            & (units["denominator"] == versus.denominator) & (units["api"] == api)]
             path = figs / f"pool_{versus.numerator}_vs_{versus.denominator}_{api}.png".replace(":", "-")
@@ -155,7 +156,7 @@ def cell_table(part: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
         row = {"Case": case_label(case, *load)}
         row.update({HEADINGS[m]: ratio_text(by.loc[m]) if m in by.index else "–" for m in metrics})
         row["Runs"] = int(by["runs"].max())
-        row["Runs for ±10 %, throughput"] = (by.loc["throughput_rps", "runs_needed"] or "–") \
+        row["Runs × rounds for ±10 %, throughput"] = (by.loc["throughput_rps", "runs_needed"] or "–") \
             if "throughput_rps" in by.index else "–"
         rows.append(row)
     return pd.DataFrame(rows)

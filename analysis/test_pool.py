@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis import verdicts
+from analysis import rounds_needed, verdicts
 from analysis.claims import CLAIMS
 from analysis.conftest import FIXTURE_RESULTS
 from analysis.load import load_run
@@ -136,13 +136,12 @@ def test_the_pooled_ratio_carries_tau_in_its_interval(results, pooled, own_cells
         assert math.isclose(cell["ratio_high"], own["ratio"] * math.exp(half))
         assert math.isclose(cell["p"], 2 * stats.t.sf(abs(math.log(own["ratio"])) / se, df))
         assert cell["runs"] == 3 and cell["judged"]
-        # Runs of 2 rounds that would bring the interval within ±10 %: one run's log ratio spreads by
-        # sqrt(s^2 + tau^2), so the fewest R > 3 whose t(0.975, R - 1 + the df the family lends) x that
-        # / sqrt(R) is under log 1.1.
-        lent = df - 2
-        needed = next(r for r in range(4, 1001)
-                      if stats.t.ppf(0.975, r - 1 + lent) * math.sqrt(s2 + tau2) / math.sqrt(r) < math.log(1.1))
-        assert cell["runs_needed"] == f"{needed} runs of 2 rounds"
+        # The runs and rounds that would bring it within ±10 %: rounds_needed's plan from one round's
+        # spread (the same in every run), 2 rounds a run, no df lent (unmoderated), and tau; with tau
+        # about 0.4, more than 100 runs, so no plan of up to 10.
+        needed = rounds_needed.plan(math.log(1.1), own["spread"], 0.95, 2, 0.0, tau=math.sqrt(tau2),
+                                    seconds_per_round=rounds_needed.seconds_per_round(load_run(results / FIRST)))
+        assert cell["runs_needed"] == (needed.text() if needed else "no plan of up to 10 runs × 1000 rounds")
     assert cells["q"].dropna().ge(cells["p"].dropna().loc[cells["q"].dropna().index] - 1e-12).all()
 
 
@@ -155,6 +154,10 @@ def test_runs_that_agree_have_no_spread_and_the_runs_own_degrees_of_freedom(resu
     own = own_cells.loc[("rest", 13, "p95_ms")]
     assert math.isclose(cell["ratio"], own["ratio"]) and math.isclose(cell["log_se"], own["log_se"] / math.sqrt(3))
     assert math.isclose(cell["df"], 3)
+    # Without a spread between runs more rounds in one run do it.
+    needed = rounds_needed.plan(math.log(1.1), own["spread"], 0.95, 2, 0.0, tau=0.0,
+                                seconds_per_round=rounds_needed.seconds_per_round(load_run(results / FIRST)))
+    assert needed.runs == 1 and cell["runs_needed"] == needed.text()
 
 
 def test_each_frameworks_own_figures_get_their_own_tau(results, pooled):
@@ -243,7 +246,7 @@ def unit(run: str, case: int, ratio: float, log_se: float | None, bound: str = "
     return {"kind": "ratio", "numerator": "aspnet", "denominator": "express", "api": "rest", "case": case,
             "requests": 100, "rows": 1, "joins": 0, "metric": "throughput_rps", "run": run, "ratio": ratio,
             "ratio_low": None, "ratio_high": None, "log_se": log_se, "df": 2 if log_se else None, "pairs": 3,
-            "bound": bound, "note": note}
+            "spread": 0.17, "bound": bound, "note": note}
 
 
 def test_a_bound_in_any_run_makes_the_pooled_cell_a_bound_and_a_run_without_an_interval_is_left_out():

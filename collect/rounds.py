@@ -18,8 +18,8 @@ def protocol(profile) -> dict:
     if not profile.budget_s:
         return {"rule": "none: the profile's rounds only", "budget_s": None}
     return {"rule": "another round for every (API, case) whose throughput ratio (each arm against the "
-                    "first) has a 95 % interval, drawn as the report draws it after extra rounds (its "
-                    "spread moderated towards its API's), wider than ± target, over the rounds the "
+                    "first) has a 95 % interval, read at 97.5 % (the report draws the cells it extended at "
+                    "98.5 %; its spread moderated towards its API's), wider than ± target, over the rounds the "
                     "report's ratio uses (valid or bound; a bound one makes "
                     "the ratio a bound, which no round settles), while at least half of its rounds were "
                     "usable; settled on at least min_rounds usable rounds; widest first, while the round "

@@ -49,11 +49,19 @@ def cases_text(n: int) -> str:
     return f"{n} case{'s' if n != 1 else ''}"
 
 
-def throughput_part(run: Run, rows: pd.DataFrame, versus: answer.Versus) -> str:
+def cases_run(run: Run, versus: answer.Versus, api: str) -> set[int]:
+    """The API's cases both arms ran, also those the answer has no pair for (counted as not
+    measurable here)."""
+    ran = run.summary[run.summary["api"] == api]
+    return set(ran[ran["framework"] == versus.numerator]["case"]) \
+        & set(ran[ran["framework"] == versus.denominator]["case"])
+
+
+def throughput_part(run: Run, rows: pd.DataFrame, versus: answer.Versus, api: str) -> str:
     """Which way the throughput went in how many cases, and its ratio's range."""
     a, b = run.display_name(versus.numerator), run.display_name(versus.denominator)
     measured = usable(rows)
-    n = rows["case"].nunique()
+    n = len(cases_run(run, versus, api) | set(rows["case"]))
     if measured.empty:
         return f"no case of {n} was measurable for both {a} and {b}"
     sure = measured[measured["judged"].astype(bool) & measured["significant"].astype(bool)]
@@ -95,7 +103,7 @@ def comparison_lines(run: Run, answers: pd.DataFrame, versus: answer.Versus) -> 
     lines = []
     for api in [a for a in API_NAMES if a in set(mine["api"])]:
         rows = mine[mine["api"] == api]
-        lines.append(f"{API_NAMES[api]}: {throughput_part(run, rows[rows['metric'] == 'throughput_rps'], versus)}."
+        lines.append(f"{API_NAMES[api]}: {throughput_part(run, rows[rows['metric'] == 'throughput_rps'], versus, api)}."
                      + cost_part(run, rows, versus))
     if not lines:
         lines.append(f"No case has both {run.display_name(versus.numerator)} and "
@@ -115,9 +123,15 @@ def where_sentence(run: Run, rounds: int | None) -> str:
             + (f", in {rounds} paired round{'s' if rounds != 1 else ''}" if rounds else "") + ".")
 
 
+def compared(run: Run, reference: str | None = None) -> list[answer.Versus]:
+    """The comparisons the bottom line speaks of: the reference against each other framework, or
+    for a run of one framework's variants, each variant against its reference arm."""
+    return answer.framework_comparisons(run, reference) or answer.variant_comparisons(run)
+
+
 def sentences(run: Run, answers: pd.DataFrame, against: list, counted: ItemCounts) -> list[str]:
-    """The bottom line: per comparison one line per API and the one-core note, then (the last
-    three) the machine and load, the items' validity, and what the intervals cover."""
+    """The bottom line: per comparison (`compared`) one line per API and the one-core note, then
+    (the last three) the machine and load, the items' validity, and what the intervals cover."""
     if against:
         lines = [line for v in against for line in comparison_lines(run, answers, v)]
     elif answer.framework_arms(run):
@@ -134,7 +148,7 @@ def sentences(run: Run, answers: pd.DataFrame, against: list, counted: ItemCount
 def for_run(run: Run, reference: str | None = None) -> list[str]:
     """The bottom line of a finished run, worked out as the report does (the console's end)."""
     counted = counts(run)
-    against = answer.framework_comparisons(run, reference)
+    against = compared(run, reference)
     if not counted.usable or not against:
         return sentences(run, pd.DataFrame(columns=answer.COLUMNS), against, counted)
     sig = verdicts.report_cells(run)

@@ -22,7 +22,7 @@ th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:top}
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}
 caption{text-align:left;font-weight:600;padding:4px 0}
 img{max-width:100%;border:1px solid #ddd;margin:.3em 0}
-figure{margin:1em 0 2em}figcaption{font-size:13px;color:#555}
+figure{margin:1em 0 2em}figcaption{font-size:13px;color:#555}ul{padding-left:1.3em}
 @media (max-width:700px){figure{overflow-x:auto}figure img{max-width:none;width:680px}}
 .significant{font-weight:700}.load-flagged{color:#777;font-style:italic}
 .reproduced{background:#d9f2d9}.not-reproduced{background:#f8d7d7}.inconclusive{background:#fff3cd}

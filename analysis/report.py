@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import (answer, answer_section, distributions_section, engines, engines_section, extra_section,
-                      item_counts, latency_section, machine, memory, open_questions, ranking, replication,
-                      replication_section, run_section, scope, slo, study_check, study_section,
+from analysis import (answer, answer_section, bottom_line, distributions_section, engines, engines_section,
+                      extra_section, item_counts, latency_section, machine, memory, open_questions, ranking,
+                      replication, replication_section, run_section, scope, slo, study_check, study_section,
                       study_support_section, summary_section, tables, trust, validity, variants_section, verdicts,
                       verdicts_section)
 # write_report raises it for an unknown --reference; cli/report.py catches it from here.
@@ -89,7 +89,8 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     # The figures that read JTLs and sampler files come first, so a broken one fails fast.
     distributions = distributions_section.draw(run, agg, apis, timeline_case, figs)
     doc = Doc(f"Testbed report: run {run.run_id}")
-    summary_section.opening(doc, run, answers, against, item_counts.counts(run), apis, figs)
+    summary_section.opening(doc, run, every_answer, bottom_line.compared(run, reference), item_counts.counts(run),
+                            apis, figs)
     summary_section.section(doc, run, agg, comparisons, against)
     if rates is not None:
         doc.para(latency_section.run_text(run))

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import bottom_line, figures, machine, trust
+from analysis import answer, bottom_line, figures, machine, trust
 from analysis.item_counts import ItemCounts
 from analysis.load import Run
 from analysis.names import listing, typed_name, versus_names
@@ -16,13 +16,15 @@ BOTTOM_LINE = "The bottom line"
 
 def opening(doc: Doc, run: Run, answers: pd.DataFrame, against: list, counted: ItemCounts, apis: list[str],
             figs: Path) -> None:
-    """The bottom line and its figure: the comparisons' sentences, the figure, then the machine,
-    the items' validity and what the intervals cover; then the trust section in one line."""
+    """The bottom line and its figure for the comparisons `against` (bottom_line.compared) of
+    `answers`: the comparisons' sentences, the figure, then the machine, the items' validity and
+    what the intervals cover; then the trust section in one line."""
     doc.heading(2, BOTTOM_LINE)
     said = bottom_line.sentences(run, answers, against, counted)
     comparisons, context = said[:-3], said[-3:]
     doc.bullets(comparisons)
-    drawn = answers[answers["ratio"].notna()]
+    drawn = pd.concat([answer.of(answers, v) for v in against] or [answers.iloc[:0]])
+    drawn = drawn[drawn["ratio"].notna()]
     if against and not drawn.empty:
         path = figures.summary(run, drawn, against, [a for a in apis if a in set(drawn["api"])],
                                figs / "summary.png")

@@ -71,7 +71,7 @@ def final_report(run_dir: Path, planned: int, rows: list[dict], stream) -> None:
     flagged, then the bottom line the report opens with (the same counts and sentences: both come
     from analysis.item_counts and analysis.bottom_line)."""
     # Imported here: pandas and matplotlib load only once the measuring is over.
-    from analysis import bottom_line, item_counts, load
+    from analysis import bottom_line, load
 
     def say(text: str = "") -> None:
         print(text, file=stream, flush=True)
@@ -81,7 +81,7 @@ def final_report(run_dir: Path, planned: int, rows: list[dict], stream) -> None:
     except load.ResultFileError as e:  # nothing was measured: there is nothing to count
         say(f"\nrun {run_dir.name}: {len(rows)} of {planned} measured; {e}")
         return
-    say(f"\nrun {run_dir.name}: {len(rows)} of {planned} measured. {item_counts.counts(run).sentence()}")
+    say(f"\nrun {run_dir.name}: {len(rows)} of {planned} measured.")
     for r in rows:
         where = f"{r['framework']}/{r['api']}/case-{int(r['case']):02d}/iter-{int(r['iteration']):02d}"
         if r["status"] != "ok":

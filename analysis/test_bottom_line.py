@@ -1,0 +1,50 @@
+"""The bottom line's comparisons and its one-core notes: which comparisons it speaks of (the
+reference against each framework, or a one-framework run's variants), and which arms it names as
+using one of the machine's cores, with the variant that uses every core."""
+import json
+import shutil
+
+import pandas as pd
+
+from analysis import bottom_line, cores
+from analysis.conftest import FIXTURE_RESULTS
+from analysis.load import load_run
+
+VARIANTS_RUN = "20250701-120000-variants"  # aspnet:mvc, aspnet, express; aspnet / aspnet:mvc REST 1.05
+THREE_RUN = "20261125-082957-smoke"        # aspnet, express, fastify as one Node process each, 2 cores
+
+
+def test_a_run_of_one_frameworks_variants_speaks_of_variant_against_variant(tmp_path):
+    run_dir = tmp_path / VARIANTS_RUN
+    shutil.copytree(FIXTURE_RESULTS / VARIANTS_RUN, run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest["settings"]["frameworks"] = ["aspnet:mvc", "aspnet"]
+    del manifest["frameworks"]["express"]
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    summary = pd.read_csv(run_dir / "summary.csv", dtype=str, keep_default_na=False)
+    summary[summary["framework"] != "express"].to_csv(run_dir / "summary.csv", index=False)
+    said = bottom_line.for_run(load_run(run_dir))
+    assert said[0].startswith("REST: ASP.NET Core served more requests per second than ASP.NET Core (mvc) in ")
+    assert not any(line.startswith("Only ") for line in said)
+
+
+def test_each_one_process_node_arm_is_named_with_the_variant_that_uses_every_core():
+    run = load_run(FIXTURE_RESULTS / THREE_RUN)
+    assert [cores.one_core(run, arm) for arm in ("aspnet", "express", "fastify")] == [False, True, True]
+    said = bottom_line.for_run(run)
+    assert any(line.startswith("Express.js used one of this machine's 2 cores (one Node.js process); its variant "
+                               "`express:cluster` uses every core") for line in said)
+    assert any(line.startswith("Fastify used one of this machine's 2 cores (one Node.js process); Fastify has no "
+                               "variant that uses every core") for line in said)
+
+
+def test_a_cluster_arm_or_a_one_core_machine_gets_no_note(tmp_path):
+    run_dir = tmp_path / THREE_RUN
+    shutil.copytree(FIXTURE_RESULTS / THREE_RUN, run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest["frameworks"]["express"]["variant"]["settings"]["processes"] = "1 primary + 2 workers"
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    assert not cores.one_core(load_run(run_dir), "express")
+    manifest["machine"]["cores"] = 1
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    assert cores.note(load_run(run_dir), ["aspnet", "express", "fastify"]) == ""

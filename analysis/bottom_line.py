@@ -50,9 +50,9 @@ def cases_text(n: int) -> str:
 
 
 def cases_run(run: Run, versus: answer.Versus, api: str) -> set[int]:
-    """The API's cases both arms ran, also those the answer has no pair for (counted as not
-    measurable here)."""
-    ran = run.summary[run.summary["api"] == api]
+    """The API's cases both arms measured (an ok item each), also those the answer has no pair for
+    (counted as not measurable here); an API an arm does not serve has its items excluded."""
+    ran = run.summary[(run.summary["api"] == api) & (run.summary["status"] == "ok")]
     return set(ran[ran["framework"] == versus.numerator]["case"]) \
         & set(ran[ran["framework"] == versus.denominator]["case"])
 
@@ -101,7 +101,7 @@ def comparison_lines(run: Run, answers: pd.DataFrame, versus: answer.Versus) -> 
     """Per API the throughput's direction and range, then CPU and memory; then the one-core note."""
     mine = answer.of(answers, versus)
     lines = []
-    for api in [a for a in API_NAMES if a in set(mine["api"])]:
+    for api in [a for a in API_NAMES if a in set(mine["api"]) or cases_run(run, versus, a)]:
         rows = mine[mine["api"] == api]
         lines.append(f"{API_NAMES[api]}: {throughput_part(run, rows[rows['metric'] == 'throughput_rps'], versus, api)}."
                      + cost_part(run, rows, versus))

@@ -48,3 +48,12 @@ def test_a_cluster_arm_or_a_one_core_machine_gets_no_note(tmp_path):
     manifest["machine"]["cores"] = 1
     (run_dir / "manifest.json").write_text(json.dumps(manifest))
     assert cores.note(load_run(run_dir), ["aspnet", "express", "fastify"]) == ""
+
+
+def test_an_api_both_arms_measured_without_a_pair_is_said_one_an_arm_does_not_serve_is_not():
+    # Every item of the three-framework run is ok, in cases 1, 13 and 18 of both APIs.
+    said = bottom_line.for_run(load_run(FIXTURE_RESULTS / THREE_RUN))
+    assert "GraphQL: no case of 3 was measurable for both ASP.NET Core and Express.js." in said
+    # Its ASP.NET Core had no GraphQL yet: those items are excluded, and no GraphQL line is written.
+    said = bottom_line.for_run(load_run(FIXTURE_RESULTS / "20261122-031909-smoke"))
+    assert said[0].startswith("REST: ASP.NET Core served ") and not any(line.startswith("GraphQL") for line in said)

@@ -135,8 +135,11 @@ def own_units(run: Run) -> pd.DataFrame:
 
 def units(runs: list[Run], reference: str | None = None) -> pd.DataFrame:
     """Every run's cells: each comparison of the framework answer (the first run's reference over
-    each other framework) and each framework's own figures."""
+    each other framework), the study's pair whatever the reference (the claims are judged on it, as
+    in a run's report), and each framework's own figures."""
     against = answer.framework_comparisons(runs[0], reference)
+    if set(answer.STUDY_PAIR) <= set(answer.framework_arms(runs[0])) and answer.STUDY not in against:
+        against.append(answer.STUDY)
     frames = [ratio_units(run, versus) for run in runs for versus in against] + [own_units(run) for run in runs]
     return pd.concat([f for f in frames if not f.empty] or [pd.DataFrame(columns=UNIT_COLUMNS)], ignore_index=True)
 
@@ -248,8 +251,8 @@ def claim_cells(cells: pd.DataFrame) -> pd.DataFrame:
     study = cells[(cells["numerator"] == answer.ASPNET) & (cells["denominator"] == answer.EXPRESS)]
     fresh = study[study["metric"] == memory.METRIC].set_index(["api", "case"])
     study = study[study["metric"] != memory.METRIC].copy()
-    peak = study.index[(study["metric"] == "rss_peak_mb")
-                       & pd.Series(list(zip(study["api"], study["case"])), index=study.index).isin(fresh.index)]
+    keys = pd.Series(list(zip(study["api"], study["case"])), index=study.index, dtype=object)
+    peak = study.index[(study["metric"] == "rss_peak_mb") & keys.isin(fresh.index)]
     replaced = ["ratio", "ratio_low", "ratio_high", "log_se", "df", "p", "q", "significant", "judged", "bound",
                 "runs", "pairs", "ratio_note"]
     for i in peak:

@@ -2,7 +2,8 @@
 ASP.NET Core throughput is scaled by 1, 1.5 and 1/1.5: a spread between runs of known size in the
 throughput ratio and none in p95, so tau, the pooled ratio, its interval and its degrees of freedom
 are worked out below from one run's own cells (analysis.verdicts.report_cells) and the factors;
-then runs that cannot be pooled, each refused in one line with exit 2."""
+then runs that cannot be pooled, each refused in one line with exit 2; units written by hand
+(bounds, runs without an interval); and three frameworks pooled against another reference."""
 import csv
 import json
 import math
@@ -14,7 +15,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis import rounds_needed, verdicts
+from analysis import rounds_needed, tables, verdicts
+from analysis.answer import UnknownReference
 from analysis.claims import CLAIMS
 from analysis.conftest import FIXTURE_RESULTS
 from analysis.load import load_run
@@ -267,3 +269,36 @@ def test_a_bound_in_any_run_makes_the_pooled_cell_a_bound_and_a_run_without_an_i
     assert (bound["bound"], bound["judged"], bound["ratio_note"]) == (">=", False, "bound: run r2 >=")
     assert math.isclose(bound["ratio"], 2.0) and pd.isna(bound["ratio_low"])
     assert cells.loc[7, "bound"] == "both"
+
+
+def test_another_reference_pools_its_comparisons_and_the_studys_pair_for_the_claims(tmp_path):
+    # Two runs of the three-framework smoke fixture, Fastify's throughput x1.2 in the second.
+    results = tmp_path / "results"
+    for name, factor in (("20261128-100000-smoke", 1.0), ("20261128-110000-smoke", 1.2)):
+        shutil.copytree(FIXTURE_RESULTS / "20261125-082957-smoke", results / name)
+        path = results / name / "manifest.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), "run_id": name}))
+        summary = pd.read_csv(results / name / "summary.csv", keep_default_na=False, dtype=str)
+        summary["validity"], summary["validity_reasons"] = "valid", ""
+        fastify = summary["framework"] == "fastify"
+        summary.loc[fastify, "throughput_rps"] = (summary.loc[fastify, "throughput_rps"].astype(float)
+                                                  * factor).astype(str)
+        summary.to_csv(results / name / "summary.csv", index=False)
+    runs = sorted(results.iterdir())
+    out = write_pool(runs, results, reference="fastify")
+    cells = pd.read_csv(out / "pooled.csv")
+    assert set(zip(cells["numerator"], cells["denominator"])) == {("fastify", "aspnet"), ("fastify", "express"),
+                                                                  ("aspnet", "express")}
+    assert sorted(p.name for p in (out / "figures").iterdir()) == [
+        "pool_fastify_vs_aspnet_graphql.png", "pool_fastify_vs_aspnet_rest.png",
+        "pool_fastify_vs_express_graphql.png", "pool_fastify_vs_express_rest.png"]
+    moved = cells[(cells["numerator"] == "fastify") & (cells["denominator"] == "express")
+                  & (cells["metric"] == "throughput_rps") & cells["judged"]]
+    first = tables.compare_arms(load_run(results / "20261128-100000-smoke"), "fastify", "express")
+    first = first[first["metric"] == "throughput_rps"].set_index(["api", "case"])["ratio"]
+    assert not moved.empty
+    for row in moved.itertuples():
+        # Equally precise runs: the pooled ratio is the geometric mean of 1 and 1.2 times the first's.
+        assert math.isclose(row.ratio, first.loc[(row.api, row.case)] * math.sqrt(1.2))
+    with pytest.raises(UnknownReference):
+        write_pool(runs, results, reference="nope")

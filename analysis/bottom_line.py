@@ -64,14 +64,18 @@ def throughput_part(run: Run, rows: pd.DataFrame, versus: answer.Versus, api: st
     n = len(cases_run(run, versus, api) | set(rows["case"]))
     if measured.empty:
         return f"no case of {n} was measurable for both {a} and {b}"
-    sure = measured[measured["judged"].astype(bool) & measured["significant"].astype(bool)]
-    directions = {word: (int(side(measured["ratio"]).sum()), int(side(sure["ratio"]).sum()))
+    # A bound that leaves the direction open (≥ 0.8: the true ratio may be above 1) counts for neither.
+    settled = measured[(measured["bound"] == "") | ((measured["bound"] == ">=") & (measured["ratio"] > 1))
+                       | ((measured["bound"] == "<=") & (measured["ratio"] < 1))]
+    sure = settled[settled["judged"].astype(bool) & settled["significant"].astype(bool)]
+    directions = {word: (int(side(settled["ratio"]).sum()), int(side(sure["ratio"]).sum()))
                   for word, side in (("more", lambda r: r > 1), ("fewer", lambda r: r < 1))}
     # The majority's direction leads, so the sentence opens with what most cases showed.
     (lead, (k, k_sure)), (other, (m, m_sure)) = sorted(directions.items(), key=lambda d: -d[1][0])
-    unmeasured = n - measured["case"].nunique()
+    unmeasured, open_bound = n - measured["case"].nunique(), len(measured) - len(settled)
     return (f"{a} served {lead} requests per second than {b} in {k} of {cases_text(n)} ({significantly(k_sure)})"
             + (f", {other} in {m} ({significantly(m_sure)})" if m else "")
+            + (f", {open_bound} open (bound by the load generator, either way)" if open_bound else "")
             + (f", {unmeasured} not measurable here" if unmeasured else "")
             + f": {versus.symbol if versus.study else f'{a} / {b}'} {span(rows)}")
 

@@ -6,7 +6,7 @@ import shutil
 
 import pandas as pd
 
-from analysis import bottom_line, cores
+from analysis import answer, bottom_line, cores
 from analysis.conftest import FIXTURE_RESULTS
 from analysis.load import load_run
 
@@ -57,3 +57,14 @@ def test_an_api_both_arms_measured_without_a_pair_is_said_one_an_arm_does_not_se
     # Its ASP.NET Core had no GraphQL yet: those items are excluded, and no GraphQL line is written.
     said = bottom_line.for_run(load_run(FIXTURE_RESULTS / "20261122-031909-smoke"))
     assert said[0].startswith("REST: ASP.NET Core served ") and not any(line.startswith("GraphQL") for line in said)
+
+
+def test_a_bound_that_leaves_the_direction_open_counts_for_neither_side():
+    run = load_run(FIXTURE_RESULTS / "20261125-063724-smoke")  # both arms ok in REST cases 1, 13 and 18
+    rows = pd.DataFrame({"case": [1, 13, 18], "ratio": [0.8, 1.2, 0.9], "ratio_low": [None, 1.1, None],
+                         "ratio_high": [None, 1.3, None], "bound": [">=", "", "<="], "judged": [False, True, False],
+                         "significant": [False, True, False]})
+    assert bottom_line.throughput_part(run, rows, answer.STUDY, "rest") == (
+        "ASP.NET Core served more requests per second than Express.js in 1 of 3 cases (1 significantly), fewer in 1 "
+        "(none significantly), 1 open (bound by the load generator, either way): A/E ≥ 0.80 (bound) (case 1) to "
+        "1.20 [1.10, 1.30] (case 13)")

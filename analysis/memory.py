@@ -6,6 +6,7 @@ here instead."""
 import numpy as np
 import pandas as pd
 
+from analysis.little_q import with_q_of
 from analysis.load import Run, run_table
 from analysis.metrics import LITTLES_MEAN
 from analysis.paired import paired
@@ -97,10 +98,11 @@ def readjusted(run: Run, sig: pd.DataFrame, replaced: list) -> pd.DataFrame:
     the `replaced` memory cells carry the fresh processes' p: a claim's memory cells then pay
     Benjamini-Hochberg as its other cells do (they once skipped it, judged on their own interval,
     beside CPU cells read off q in one claim)."""
-    from analysis.verdicts import Q_FAMILY, with_q_of  # verdicts imports this module's users
     sig = sig.copy()
+    # The family is the cells adjust_family gave a q (analysis.verdicts Q_FAMILY), the Little's-law
+    # means aside (they take their throughput's), and the memory cells just replaced.
     family = ((sig["q"].notna() & (sig["metric"] != LITTLES_MEAN)) | sig.index.isin(replaced)) & \
-        sig["judged"].astype(bool) & sig["p"].notna() & sig["metric"].isin(Q_FAMILY)
+        sig["judged"].astype(bool) & sig["p"].notna()
     sig.loc[sig.index.isin(replaced), "q"] = np.nan
     sig.loc[family, "q"] = benjamini_hochberg(sig.loc[family, "p"].astype(float))
     sig.loc[family, "significant"] = sig.loc[family, "q"] < ALPHA

@@ -31,7 +31,7 @@ Significance and verdicts. p is the pooled t test; q is Benjamini-Hochberg over 
 judged cells, as in a single run's report (the study's pair over analysis.verdicts.Q_FAMILY plus the
 fresh processes' memory, which pay the adjustment like any other cell; any other comparison over
 the answer's metrics), and the Little's-law mean takes its throughput's q
-(analysis.verdicts.with_q_of). The study's claims are judged on the pooled cells by
+(analysis.little_q.with_q_of). The study's claims are judged on the pooled cells by
 analysis.verdicts itself, with the fresh processes' memory standing for the run-long peak where the
 runs measured it (as analysis.memory.for_verdicts does for one run).
 
@@ -52,6 +52,7 @@ import pandas as pd
 from analysis import answer, compare, memory, meta, rounds_needed, scope, tables, validity, verdicts
 from analysis.claims import CLAIMS
 from analysis.differing import differing
+from analysis.little_q import with_q_of
 from analysis.load import Run
 from analysis.pool_files import FAMILY_COLUMNS, FAMILY_KEY, MATCHED, OWN, RATIO, SCHEMA_VERSION, recorded, shared
 from analysis.stats import ALPHA, adjust_family
@@ -237,8 +238,8 @@ def adjusted(cells: pd.DataFrame, checked: bool) -> pd.DataFrame:
     out = []
     for (numerator, denominator), part in cells.groupby(["numerator", "denominator"], sort=False):
         if (numerator, denominator) == answer.STUDY_PAIR:
-            part = verdicts.with_q_of(adjust_family(part, (*verdicts.Q_FAMILY, memory.METRIC)),
-                                      "throughput_rps" if checked else "mean_ms")
+            part = with_q_of(adjust_family(part, (*verdicts.Q_FAMILY, memory.METRIC)),
+                             "throughput_rps" if checked else "mean_ms")
         else:
             part = adjust_family(part, (*answer.METRICS_ANSWERED, memory.METRIC))
         out.append(part)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import (answer, answer_section, bottom_line, distributions_section, engines, engines_section,
-                      extra_section, item_counts, latency_section, machine, memory, open_questions, ranking,
-                      replication, replication_section, run_section, scope, slo, study_check, study_section,
-                      study_support_section, summary_section, tables, trust, validity, variants_section, verdicts,
-                      verdicts_section)
+                      extra_section, item_counts, latency_section, machine, memory, open_questions, protocol_section,
+                      ranking, replication, replication_section, rounds_needed, run_section, scope, slo, study_check,
+                      study_section, study_support_section, summary_section, tables, trust, validity, variants_section,
+                      verdicts, verdicts_section)
 # write_report raises it for an unknown --reference; cli/report.py catches it from here.
 from analysis.answer import UnknownReference  # noqa: F401
 from analysis.claims import CLAIMS
@@ -74,7 +74,8 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     sig.to_csv(tabs / "significance.csv", index=False)
     side.to_csv(tabs / "study_side_by_side.csv", index=False)
     ratios.to_csv(tabs / "study_ratios.csv", index=False)
-    needed = open_questions.for_verdicts(results, fresh_memory=memory.table(run)[0] is not None)
+    needed = open_questions.for_verdicts(results, fresh_memory=memory.table(run)[0] is not None,
+                                         seconds_per_round=rounds_needed.seconds_per_round(run))
     verdicts.verdict_table(results, checks, needed).to_csv(tabs / "verdicts.csv", index=False)
     verdicts.cell_table(CLAIMS, claim_cells).to_csv(tabs / "claim_cells.csv", index=False)
     status.to_csv(tabs / "iterations.csv", index=False)
@@ -102,6 +103,7 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
         # section carries them.
         variants_section.section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
                                  explain=i == 0 and not against)
+    protocol_section.section(doc, run, every_answer, [*against, *comparisons], tabs)
     # The checks' grids and tables are for the reader who asks why; the opening says the gist.
     if run.checked:
         trust.section(doc, run, study_answer, apis, figs, tabs)

@@ -10,10 +10,11 @@ from analysis import study_check
 from analysis.claims import ALL, AT_EXPRESS_PEAK, CLAIMS, MOST, PEAK, TIME, Claim, Equivalence, Interaction, \
     NonInferiority, Source, more_than, roughly
 from analysis.stats import adjust_family
+from analysis.little_q import with_q_of
 from analysis.study import load_study
 from analysis.verdicts import Q_FAMILY, AGREE, CANNOT_JUDGE_HERE, INCONCLUSIVE, NOT_REPRODUCED, OPPOSE, REPRODUCED, \
     STRADDLES, UNJUDGED, average_of, cell_outcome, design_effect, judge, simultaneous_confidence, verdict_table, \
-    verdicts, with_q_of
+    verdicts
 
 EXPRESS_LOWER = next(c for c in CLAIMS if c.id == "graphql-peak-load-express-faster")  # 14, 15, 17, 18
 

@@ -45,7 +45,11 @@ class AppPool:
         self.loaded: dict[str, dict | None] = {}   # framework -> what its running app reported
 
     def serves(self, item: dict) -> bool:
-        return item["api"] in apps.served_apis(self.frameworks[item["framework"]])
+        return item["api"] in self.served(item["framework"])
+
+    def served(self, name: str) -> tuple:
+        """The APIs `name` serves."""
+        return apps.served_apis(self.frameworks[name])
 
     def address(self, name: str) -> tuple[str, int]:
         """Where `name` is reached: host and port."""

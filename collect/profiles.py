@@ -15,6 +15,9 @@ class Profile:
     # once, serving the whole run; "round", at each round's start, so that rounds replicate
     # processes; "slot", for each (API, case) of a round, so that no cell's pair follows another cell.
     restart: str
+    # After each restart of a "round" or "slot" profile, each app serves every request shape for
+    # this long before the round measures it (collect/conditioning.py); 0: not conditioned.
+    condition_s: float = 0
     jmeter_env: dict = field(default_factory=dict)  # HEAP / JVM_ARGS for JMeter's launcher
     # The warm-up goes on past warmup_s until every thread has completed a request, up to this cap
     # (None: exactly warmup_s). benchlib/plans.group_clock.
@@ -109,8 +112,10 @@ class Profile:
 RESTARTS = ("case", "run", "round", "slot")
 # How the manifest's protocol describes each paired restart.
 APPS = {"run": "started once; each serves the whole run (restarted only if it exits)",
-        "round": "started afresh at each round's start (extra rounds included); each serves its round",
-        "slot": "started afresh for each (API, case) of each round; each serves one cell's pair"}
+        "round": "started afresh at each round's start (extra rounds included), conditioned by every request "
+                 "shape (condition_s each), then each serves its round",
+        "slot": "started afresh for each (API, case) of each round and conditioned by every request shape "
+                "(condition_s each); each serves one cell's pair"}
 
 PROFILES = {
     "smoke": Profile(
@@ -141,9 +146,13 @@ PROFILES = {
     # could be judged); they cost 3.7 minutes. The cross-check makes room: 2 of the 3 rounds, and
     # cases 1 and 18 without 13, where JMeter's throughput was valid in 5 of 44 items over four
     # default runs (case 1: 9, case 18: 14); 36 JMeter items and their ceiling took 7.5 minutes.
+    # Each round on processes started for it, conditioned by every request shape: apps serving the
+    # whole run made the rounds replicates of the window, not of the process, while the process
+    # carries more of the spread (REST case 1: a log-ratio sd of 0.075 between fresh processes
+    # against 0.055 between windows of one, collect/README.md "Which level the rounds replicate").
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
-        iterations=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="run",
+        iterations=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="round", condition_s=1,
         warmup_cap_s=2, crosscheck=True, crosscheck_cases=(1, 18), crosscheck_rounds=2, memory_s=2,
         memory_rounds=2, budget_s=37 * 60),
     "study": Profile(

@@ -24,6 +24,7 @@ from benchlib.results import JTL, MANIFEST, STATE, SUMMARY, item_key, parse_item
 from collect import batch as batches
 from collect import ceiling, pinning, remote
 from collect.app_pool import AppFailed, AppPool, ExternalApps
+from collect.conditioning import condition
 from collect.phases import PHASES, ROUNDS, Phase, after_rounds_s
 from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Measurement
@@ -227,16 +228,18 @@ class RunLoop:
         """Measures `items` with one JMeter process; each that ran to its end is recorded, and one
         cut by a fault is failed or left to redo. Raises DatabaseDown and KeyboardInterrupt once
         what finished is recorded."""
-        if self.context.profile.restart != "run":  # every batch on processes started for it
+        profile = self.context.profile
+        if profile.restart != "run":  # every batch on processes started for it
             self.apps.stop_all()
         for name in dict.fromkeys(item["framework"] for item in items):
             try:
                 self.apps.ensure(name)
             except AppFailed as e:
-                self.check_database()
-                first = next(item for item in items if item["framework"] == name)
-                progress.result(item_key(first), self.files.failure(first, self.files.begin(first), str(e), e.tail))
-                items = [item for item in items if item["framework"] != name]
+                items = self.fail_arm(items, name, e, progress)
+        if profile.condition_s and self.apps.ours and profile.restart != "run" and items:
+            names = list(dict.fromkeys(item["framework"] for item in items))
+            for name, failure in condition(self.apps, names, profile.condition_s).items():
+                items = self.fail_arm(items, name, failure, progress)
         if not items:
             return
         self.check_database()
@@ -270,6 +273,14 @@ class RunLoop:
             self.check_database("the batch")
         if end.engine_lost:
             raise EngineLost(end.reason)
+
+    def fail_arm(self, items: list[dict], name: str, e: AppFailed, progress: Progress) -> list[dict]:
+        """`items` without `name`'s, the first of them recorded as failed with why."""
+        self.check_database()
+        first = next((item for item in items if item["framework"] == name), None)
+        if first:
+            progress.result(item_key(first), self.files.failure(first, self.files.begin(first), str(e), e.tail))
+        return [item for item in items if item["framework"] != name]
 
     def finished_before_cut(self, batch: Batch, marks: list) -> int:
         return len(batch.measurements) if (batch.process or batch.controllers) and batch.exit_code() == 0 \

@@ -1,0 +1,44 @@
+"""Conditioning a fresh process before a round measures it: every request shape the app serves (the
+six of cases 1-6 per API), `condition_s` each, with wrk, the arms side by side, nothing recorded.
+
+Why. A process started for its round (Profile.restart "round" or "slot") is not yet what the round
+should measure: three seconds after its start ASP.NET Core served REST case 1 at 0.55-0.65 of what
+it served ten seconds later (tiered JIT and dynamic PGO still compiling), Express.js at 0.85-0.95
+(`python3 -m bench levels`, collect/README.md "Which level the rounds replicate"). One second of
+each shape compiles each endpoint's path before the round's first warm-up, whichever cell comes
+first, and costs about 13 s a round."""
+from concurrent.futures import ThreadPoolExecutor
+
+from benchlib import wrk
+from benchlib.cases import cases
+from benchlib.console import UserError
+from collect.app_pool import AppFailed
+
+# Cases 1-6 hold every request shape (rows 1, 50, 100, with and without the join) at 100 users.
+SHAPES = (1, 2, 3, 4, 5, 6)
+
+
+def shapes(apis) -> list[dict]:
+    """The requests that touch every endpoint of `apis`."""
+    matrix = cases()
+    return [{"api": api, **matrix[n]} for api in apis for n in SHAPES]
+
+
+def condition(apps, names: list[str], seconds: float) -> dict[str, AppFailed]:
+    """Each of `names` (running in `apps`, an AppPool) through every shape it serves, the arms side
+    by side; those that stopped answering, with why."""
+    def drive(name: str) -> AppFailed | None:
+        host, port = apps.address(name)
+        for request in shapes(apps.served(name)):
+            try:
+                done = wrk.run(f"http://{host}:{port}", request, request["requests"], seconds)
+            except UserError as e:
+                return AppFailed(f"{name} failed while conditioned before its round: {e}", "")
+            if not done["samples"]:
+                return AppFailed(f"{name} answered no {request['api']} request of case {request['case']} "
+                                 f"while conditioned before its round", "")
+        return None
+
+    with ThreadPoolExecutor(max_workers=len(names)) as pool:
+        found = dict(zip(names, pool.map(drive, names)))
+    return {name: failure for name, failure in found.items() if failure}

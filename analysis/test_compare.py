@@ -258,4 +258,5 @@ def test_the_page_says_where_tau_came_from_or_that_it_has_none(pooled_results, r
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert done.stderr.startswith(f"testbed: cannot compare: --pool {other} pooled runs unlike run {C}: settings.pin")
     # Runs A and B (different CPU and pinning) have no pool: their page says so.
+    assert compare_cli(results, A, B).returncode == 0
     assert "these intervals are within-run only" in (results / f"compare-{A}-{B}" / "report.md").read_text()

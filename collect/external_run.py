@@ -81,7 +81,10 @@ def options(args, targets: dict[str, Target]) -> runs.RunOptions:
                             cases=None if args.cases == "all" else setting("CASES", preflight.case_numbers, args.cases),
                             iterations=setting("ITERATIONS", int, args.iterations) if args.iterations else None)
     preflight.check_options(request.apis or [], request.cases or [], request.iterations, named=SETTINGS)
-    profile = replace(PROFILES[request.profile], budget_s=None)
+    # Containers cannot be restarted from here: the rounds run on the processes the containers
+    # started, and the manifest says so instead of claiming a process per round.
+    chosen = PROFILES[request.profile]
+    profile = replace(chosen, budget_s=None, restart="run" if chosen.paired else chosen.restart, condition_s=0)
     if request.iterations:
         profile = replace(profile, iterations=request.iterations)
     return runs.RunOptions(profile, frameworks, request.api_names(), request.case_numbers(), pin=False,

@@ -126,7 +126,8 @@ class Targets:
         self.procs.clear()
 
 
-def experiment(args) -> list[dict]:
+def experiment(args) -> tuple[list[dict], list[str]]:
+    """Every measurement's row, and the two arms' names (the ratio is the first over the second)."""
     ensure_debian("load")
     start_database()
     matrix = cases()
@@ -158,7 +159,7 @@ def experiment(args) -> list[dict]:
                         f"other {figures['other_share']:.3f}")
     finally:
         targets.stop()
-    return rows
+    return rows, [arm["name"] for arm in targets.arms]
 
 
 def log_ratios(rows: list[dict], first: str, second: str) -> dict[str, list[float]]:
@@ -200,11 +201,11 @@ def report(rows: list[dict], first: str, second: str) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    rows = experiment(args)
+    rows, arms = experiment(args)
     if args.out:
         with open(args.out, "w", newline="") as f:
             writer = csv.DictWriter(f, COLUMNS)
             writer.writeheader()
             writer.writerows(rows)
-    report(rows, *(a["name"] for a in Targets(args.targets).arms))
+    report(rows, *arms)
     return 0

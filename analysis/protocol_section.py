@@ -32,21 +32,19 @@ def calibration_part(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons
     versus = next(v for v in comparisons if run.base(v.numerator) == run.base(v.denominator) == twins)
     found = aa.calibration(answer.of(every_answer, versus))
     found.to_csv(tabs / "aa_calibration.csv", index=False)
-    judged, own = int(found["judged"].sum()), int(found["significant_own"].sum())
+    own, judged, p_all = aa.all_families(found)
     over = aa.over_the_bar(found)
     doc.heading(3, "A/A calibration")
     doc.para(f"This is an A/A run: {run.display_name(versus.numerator)} and {run.display_name(versus.denominator)} "
              f"are two processes of one build with the same settings, so every cell called significant is a false "
              f"positive of this protocol on this machine. {own} of {judged} judged cells "
              f"({own / judged:.0%} of them) came out significant by their own 95 % interval, where chance gives "
-             f"{ALPHA:.0%}; after the Benjamini-Hochberg adjustment the answer applies, "
+             f"{ALPHA:.0%} (and that many or more with probability {p_all:.2f}, a guide only: the families share "
+             f"rounds and processes); after the Benjamini-Hochberg adjustment the answer applies, "
              f"{int(found['significant_bh'].sum())}. " if judged else
              "This is an A/A run, but no cell was judged, so it calibrates nothing. ")
     if judged:
-        doc.para("Every family is within the bar of " f"{aa.ALLOWED_SHARE:.0%}." if over.empty else
-                 "Families above the bar of " f"{aa.ALLOWED_SHARE:.0%}: "
-                 + ", ".join(f"{r.api} {r.metric} ({r.significant_own} of {r.judged})" for r in over.itertuples())
-                 + ": there the intervals are too narrow for what varies between processes.")
+        doc.para(bar_text(found, over))
     shown = found.assign(share=found["share"].map(lambda s: "–" if pd.isna(s) else f"{s:.0%}"),
                          p_or_more=found["p_or_more"].map(lambda p: "–" if pd.isna(p) else f"{p:.2f}"))
     doc.table(shown.rename(columns={"significant_own": "significant (own 95 % interval)",
@@ -54,6 +52,21 @@ def calibration_part(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons
                                     "significant_bh": "significant after BH"}),
               "Per API and metric: judged cells, those significant by their own interval against the 5 % chance "
               "gives, the binomial probability of that many or more, and those significant after BH")
+
+
+def bar_text(found: pd.DataFrame, over: pd.DataFrame) -> str:
+    """Which families are over the bar, and which of them beyond what chance puts there."""
+    if over.empty:
+        return f"Every family is within the bar of {aa.ALLOWED_SHARE:.0%}."
+    listed = ", ".join(f"{r.api} {r.metric} ({r.significant_own} of {r.judged}, P {r.p_or_more:.2f}; "
+                       f"a calibrated family of {r.judged} is over the bar in {aa.chance_over_the_bar(r.judged):.0%} "
+                       f"of runs)" for r in over.itertuples())
+    beyond = aa.beyond_chance(found)
+    return (f"Families above the bar of {aa.ALLOWED_SHARE:.0%}: {listed}. "
+            + ("None of them is beyond what chance gives in one run (P below 5 %); another A/A run would tell."
+               if beyond.empty else
+               "Beyond chance (P below 5 %), so there the intervals are too narrow for what varies between "
+               "processes: " + ", ".join(f"{r.api} {r.metric}" for r in beyond.itertuples()) + "."))
 
 
 def order_part(doc: Doc, run: Run, orders: pd.DataFrame, comparisons: list) -> None:

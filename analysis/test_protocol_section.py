@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis import aa, order_effect
+from analysis import aa, order_effect, protocol_section
 from analysis.load import load_run
 from analysis.report import write_report
 from analysis.test_variants import VARIANTS_RUN
@@ -47,6 +47,26 @@ def test_the_aa_calibration_counts_own_interval_and_bh_significance_against_chan
     assert found["expected"] == 1.0 and found["share"] == pytest.approx(0.15)
     assert found["p_or_more"] == pytest.approx(stats.binom.sf(2, 20, 0.05))
     assert list(aa.over_the_bar(aa.calibration(pd.DataFrame(judged)))["metric"]) == ["throughput_rps"]
+
+
+def test_a_family_over_the_bar_is_called_too_narrow_only_beyond_what_chance_puts_there():
+    # 2 of 18 is over the 10 % bar, as a calibrated family of 18 is in about a quarter of runs;
+    # 5 of 18 is what chance gives with probability 0.01.
+    def family(metric, significant):
+        return [{"api": "rest", "metric": metric, "judged": True, "significant": False,
+                 "ratio_low": 1.01 if i < significant else 0.9, "ratio_high": 1.1} for i in range(18)]
+    found = aa.calibration(pd.DataFrame(family("throughput_rps", 2) + family("p95_ms", 5) + family("rss_peak_mb", 0)))
+    assert aa.chance_over_the_bar(18) == pytest.approx(0.2265, abs=1e-4)
+    assert aa.chance_over_the_bar(6) == pytest.approx(1 - 0.95 ** 6)
+    assert list(aa.over_the_bar(found)["metric"]) == ["throughput_rps", "p95_ms"]
+    assert list(aa.beyond_chance(found)["metric"]) == ["p95_ms"]
+    assert aa.all_families(found) == (7, 54, pytest.approx(stats.binom.sf(6, 54, 0.05)))
+    text = protocol_section.bar_text(found, aa.over_the_bar(found))
+    assert "rest throughput_rps (2 of 18, P 0.23; a calibrated family of 18 is over the bar in 23% of runs)" in text
+    assert text.endswith("too narrow for what varies between processes: rest p95_ms.")
+    calibrated = aa.calibration(pd.DataFrame(family("throughput_rps", 2)))
+    text = protocol_section.bar_text(calibrated, aa.over_the_bar(calibrated))
+    assert "None of them is beyond what chance gives" in text
 
 
 def rewrite_order(run_dir, first_in_odd_rounds: str, other: str) -> None:

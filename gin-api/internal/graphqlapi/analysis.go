@@ -32,6 +32,10 @@ type analysis struct {
 	rootFields map[string]ast.Position
 	// batchUsers says whether a field without a join selects `user`.
 	batchUsers bool
+	// uncoercible says that a root field's variable cannot be coerced to its argument's type:
+	// graphql-go 1.5 then leaves that field out while it runs the others, so no root field may
+	// wait for it.
+	uncoercible bool
 }
 
 type located struct {
@@ -191,6 +195,9 @@ func (w *documentWalker) collectRoots(selections ast.SelectionSet, result *analy
 			if !w.included(s.Directives) || !(singleCommentFields[s.Name] || commentListFields[s.Name]) {
 				continue
 			}
+			if !w.coercible(s.Arguments) {
+				result.uncoercible = true
+			}
 			if _, seen := result.rootFields[s.Alias]; !seen {
 				result.rootFields[s.Alias] = *s.Position
 			}
@@ -210,6 +217,33 @@ func (w *documentWalker) collectRoots(selections ast.SelectionSet, result *analy
 			}
 		}
 	}
+}
+
+// coercible says whether graphql-go can coerce the variables given for a root field's arguments:
+// an Int (limit) takes a whole number within 32 bits, an ID (id) a string or a whole number.
+func (w *documentWalker) coercible(arguments ast.ArgumentList) bool {
+	for _, argument := range arguments {
+		if argument.Value.Kind != ast.Variable {
+			continue
+		}
+		value, given := w.variables[argument.Value.Raw]
+		if !given {
+			continue
+		}
+		number, isNumber := value.(float64)
+		whole := isNumber && number == math.Trunc(number)
+		switch argument.Name {
+		case "limit":
+			if !whole || number < math.MinInt32 || number > math.MaxInt32 {
+				return false
+			}
+		case "id":
+			if _, isText := value.(string); !isText && !whole {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (w *documentWalker) selectsUser(selections ast.SelectionSet, visiting map[string]bool) bool {

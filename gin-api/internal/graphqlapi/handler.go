@@ -134,7 +134,7 @@ func (h *Handler) execute(c *gin.Context, mediaType string, req *request) error 
 		}
 		return withoutData(c, mediaType, errs)
 	}
-	if parsed && found.batchUsers {
+	if parsed && found.batchUsers && !found.uncoercible {
 		ctx = withUserBatch(ctx, newUserBatch(h.store, len(found.rootFields)))
 	}
 	response := h.schema.Exec(ctx, req.query, req.operationName, req.variables)
@@ -142,7 +142,7 @@ func (h *Handler) execute(c *gin.Context, mediaType string, req *request) error 
 		return failure
 	}
 	errs := convert(response.Errors, found)
-	if response.Data == nil {
+	if response.Data == nil || coercionFailed(response.Errors) {
 		return withoutData(c, mediaType, errs)
 	}
 	data := json.RawMessage(response.Data)
@@ -158,6 +158,18 @@ func failureOf(errs []*gqlerrors.QueryError) error {
 		}
 	}
 	return nil
+}
+
+// coercionFailed: graphql-go 1.5 coerces argument values, variables included, only as it selects
+// the fields to run, after validation, and reports a value it cannot coerce as an error without
+// a path beside `data: {}`. The spec counts it as a request error: no data.
+func coercionFailed(errs []*gqlerrors.QueryError) bool {
+	for _, err := range errs {
+		if len(err.Path) == 0 && err.ResolverError == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // convert gives resolver errors the location of their root field, which graphql-go 1.5 leaves

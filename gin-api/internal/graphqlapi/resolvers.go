@@ -3,6 +3,8 @@ package graphqlapi
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 
 	"forum/internal/data"
@@ -22,8 +24,8 @@ var (
 	errLimit = &argumentError{params.LimitRule}
 )
 
-// idArgument takes an ID as the client wrote it (12, "12" or "abc") so that the REST id rule,
-// not graphql-go's coercion, decides.
+// idArgument takes an ID as the client wrote it (12 or "12", but also "abc" or 0) so that the
+// REST id rule, not graphql-go, decides; a value ID's coercion refuses (true, 1.5) stays refused.
 type idArgument struct{ text string }
 
 func (idArgument) ImplementsGraphQLType(name string) bool { return name == "ID" }
@@ -35,7 +37,12 @@ func (a *idArgument) UnmarshalGraphQL(input any) error {
 	case int32:
 		a.text = strconv.Itoa(int(value))
 	case float64:
+		if value != math.Trunc(value) {
+			return fmt.Errorf("ID cannot represent %v", value)
+		}
 		a.text = strconv.FormatFloat(value, 'f', -1, 64)
+	default:
+		return fmt.Errorf("ID cannot represent %v", value)
 	}
 	return nil
 }

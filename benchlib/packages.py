@@ -23,6 +23,10 @@ DEBIAN = {
     # The report's browser test (analysis/test_report_browser.py) opens index.html in the system's
     # Chromium; playwright-core drives it and never downloads a browser of its own.
     "report": ["chromium"],
+    # gin-api's toolchain and libraries: Debian's Go packages build offline in GOPATH mode (the Go
+    # module proxy is out of reach from the project's machines). golang-go is Go 1.19 on Debian 12.
+    "go": ["golang-go", "golang-github-gin-gonic-gin-dev", "golang-github-graph-gophers-graphql-go-dev",
+           "golang-github-go-sql-driver-mysql-dev", "golang-github-vektah-gqlparser-dev"],
 }
 # npm projects of the testbed itself (not an implementation's): the seeder, lint/, the ESLint that
 # each Node app's npm test runs, and analysis/browser/, the report's browser test's driver.

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -81,14 +80,8 @@ func run() error {
 		return err
 	case <-stop:
 		// As the other stacks stop: open connections are closed, not drained.
-		return server.Shutdown(closedContext())
+		return server.Close()
 	}
-}
-
-func closedContext() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
 }
 
 // router is Gin in release mode with its defaults changed only where the contract says so: no

@@ -32,6 +32,8 @@ func Line(pool *sql.DB, poolSize int) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The runtime reads GOGC and GOMEMLIMIT once; these calls are the only way to ask it what it
+	// holds (the first sets it back at once, before any request runs).
 	gcPercent := debug.SetGCPercent(100)
 	debug.SetGCPercent(gcPercent)
 	memoryLimit := debug.SetMemoryLimit(-1)

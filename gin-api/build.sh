@@ -4,6 +4,10 @@
 set -eu
 cd "$(dirname "$0")"
 here="$(pwd)"
+if ! command -v go >/dev/null || ! test -d /usr/share/gocode/src/github.com/graph-gophers/graphql-go; then
+  echo "gin-api: Go or its libraries are missing: ./testbed setup installs them from Debian (benchlib/packages.py, DEBIAN[\"go\"])" >&2
+  exit 1
+fi
 mkdir -p bin/gopath/src
 ln -sfn ../../.. bin/gopath/src/forum
 version() { dpkg-query -W -f='${Version}' "$1"; }

@@ -74,6 +74,10 @@ NODE = Toolchain("Node.js", "node", ("--version",), r"(?m)^v(\d+\.\d+\.\d+)", (2
 # feature band but neither an earlier one (Microsoft's Debian and Ubuntu packages are 10.0.1xx) nor 11.
 DOTNET = Toolchain(".NET SDK", "dotnet", ("--list-sdks",), r"(?m)^(\d+\.\d+\.\d+\S*) \[", (10, 0, 401),
                    "10.0.401 or a later 10.0 feature band", "ASP.NET Core", "the-net-sdk-10", same_minor=True)
+# gin-api builds in GOPATH mode against Debian's Go library packages (gin-api/build.sh); Debian 12's
+# golang-go is 1.19, which `./testbed setup` installs with them (benchlib/packages.py, DEBIAN["go"]).
+GO = Toolchain("Go", "go", ("version",), r"go version go(\d+\.\d+(?:\.\d+)?)", (1, 19), "1.19 or later",
+               "gin", "go-119-or-later")
 # JMeter 5.6.3 itself starts on Java 8; 17 is what the testbed is tested on (Debian 12's default,
 # the Docker runner's). A "1.8.0_392" is Java 8.
 JAVA = Java("Java", "java", ("-version",), r'version "(?:1\.(?=\d\.))?(\d+(?:\.\d+)*)', (17,), "17 or later",
@@ -87,14 +91,21 @@ def runs_dotnet(framework: dict) -> bool:
     return any("dotnet" in (shlex.split(c) if isinstance(c, str) else c) for c in commands if c)
 
 
+def runs_go(framework: dict) -> bool:
+    """Whether the framework is written in Go: its build runs the go command, through a script."""
+    return framework.get("language") == "Go"
+
+
 def needed(frameworks) -> list[Toolchain]:
     """What a run or the suite of these frameworks needs. Node.js always: the seeder and npm.
     Java always: every profile of a run uses JMeter (the closed-model profiles measure or cross-check
     with it, the latency profiles drive their arrivals with it) and the suite runs it. The .NET
-    SDK when a framework builds, starts or tests with dotnet, named as the one that needs it (a run
-    without it can leave that framework out)."""
+    SDK when a framework builds, starts or tests with dotnet, and Go when one is written in Go, each
+    named as the one that needs it (a run without it can leave that framework out)."""
     dotnet = [f["name"] for f in frameworks if runs_dotnet(f)]
-    return [NODE, *([replace(DOTNET, user=" and ".join(dotnet))] if dotnet else []), JAVA]
+    go = [f["name"] for f in frameworks if runs_go(f)]
+    return [NODE, *([replace(DOTNET, user=" and ".join(dotnet))] if dotnet else []),
+            *([replace(GO, user=" and ".join(go))] if go else []), JAVA]
 
 
 def require(toolchains) -> None:

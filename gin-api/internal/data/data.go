@@ -11,11 +11,12 @@ import (
 )
 
 const (
-	commentByID         = "SELECT comment_id, thread_id, user_id, body, datemade, datelastupdated FROM comment WHERE comment_id = ?"
-	commentsByLimit     = "SELECT comment_id, thread_id, user_id, body, datemade, datelastupdated FROM comment ORDER BY comment_id LIMIT ?"
-	commentsByUser      = "SELECT c.comment_id, c.thread_id, c.user_id, c.body, c.datemade, c.datelastupdated, u.name, u.email, u.phone FROM comment c JOIN user u ON u.user_id = c.user_id WHERE c.user_id = ? ORDER BY c.comment_id LIMIT ?"
-	firstCommentByUser  = "SELECT c.comment_id, c.thread_id, c.user_id, c.body, c.datemade, c.datelastupdated, u.name, u.email, u.phone FROM comment c JOIN user u ON u.user_id = c.user_id WHERE c.user_id = ? ORDER BY c.comment_id LIMIT 1"
-	usersByIDsWithoutIn = "SELECT user_id, name, email, phone FROM user WHERE user_id IN "
+	commentByID        = "SELECT comment_id, thread_id, user_id, body, datemade, datelastupdated FROM comment WHERE comment_id = ?"
+	commentsByLimit    = "SELECT comment_id, thread_id, user_id, body, datemade, datelastupdated FROM comment ORDER BY comment_id LIMIT ?"
+	commentsByUser     = "SELECT c.comment_id, c.thread_id, c.user_id, c.body, c.datemade, c.datelastupdated, u.name, u.email, u.phone FROM comment c JOIN user u ON u.user_id = c.user_id WHERE c.user_id = ? ORDER BY c.comment_id LIMIT ?"
+	firstCommentByUser = "SELECT c.comment_id, c.thread_id, c.user_id, c.body, c.datemade, c.datelastupdated, u.name, u.email, u.phone FROM comment c JOIN user u ON u.user_id = c.user_id WHERE c.user_id = ? ORDER BY c.comment_id LIMIT 1"
+	// The IN list's placeholders follow, one per id.
+	usersByIDs = "SELECT user_id, name, email, phone FROM user WHERE user_id IN "
 )
 
 // Comment is one comment row in the contract's key order; User is set only from a join row.
@@ -56,7 +57,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // CommentByID is nil when no comment has that id.
 func (s *Store) CommentByID(ctx context.Context, id int64) (*Comment, error) {
-	return s.first(ctx, s.comments, commentByID, id)
+	return first(ctx, s.comments, commentByID, id)
 }
 
 // CommentsByLimit is the first limit comments by id.
@@ -66,7 +67,7 @@ func (s *Store) CommentsByLimit(ctx context.Context, limit int64) ([]*Comment, e
 
 // FirstCommentByUserID is the user's lowest-id comment with its user, nil when there is none.
 func (s *Store) FirstCommentByUserID(ctx context.Context, userID int64) (*Comment, error) {
-	return s.first(ctx, s.commentsWithUser, firstCommentByUser, userID)
+	return first(ctx, s.commentsWithUser, firstCommentByUser, userID)
 }
 
 // CommentsByUserID is the user's first limit comments, each with its user from the join row.
@@ -84,7 +85,7 @@ func (s *Store) UsersByIDs(ctx context.Context, ids []int64) (map[int64]*User, e
 		args[i] = id
 	}
 	placeholders := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")"
-	rows, err := s.db.QueryContext(ctx, usersByIDsWithoutIn+placeholders, args...)
+	rows, err := s.db.QueryContext(ctx, usersByIDs+placeholders, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func (s *Store) UsersByIDs(ctx context.Context, ids []int64) (map[int64]*User, e
 
 type listQuery func(ctx context.Context, query string, args ...any) ([]*Comment, error)
 
-func (s *Store) first(ctx context.Context, list listQuery, query string, args ...any) (*Comment, error) {
+func first(ctx context.Context, list listQuery, query string, args ...any) (*Comment, error) {
 	comments, err := list(ctx, query, args...)
 	if err != nil || len(comments) == 0 {
 		return nil, err

@@ -47,16 +47,17 @@ type cost struct {
 	depth, fields, comments int
 }
 
-// analyse reads the operation the request names. ok is false when gqlparser cannot parse the
-// query or find that operation: graphql-go then refuses it in its own words before any resolver.
-func analyse(query, operationName string, variables map[string]any, limits config.Limits) (result analysis, ok bool) {
+// analyse reads the operation the request names. It finds nothing when gqlparser cannot parse
+// the query or find that operation: graphql-go then refuses it in its own words before any
+// resolver runs.
+func analyse(query, operationName string, variables map[string]any, limits config.Limits) (result analysis) {
 	document, err := parser.ParseQuery(&ast.Source{Input: query})
 	if err != nil {
-		return analysis{}, false
+		return analysis{}
 	}
 	operation := chosenOperation(document, operationName)
 	if operation == nil {
-		return analysis{}, false
+		return analysis{}
 	}
 	walker := documentWalker{document: document, operation: operation, variables: variables, fragments: map[string]cost{}}
 	measured := walker.selectionCost(operation.SelectionSet, map[string]bool{})
@@ -72,7 +73,7 @@ func analyse(query, operationName string, variables map[string]any, limits confi
 	}
 	result.rootFields = map[string]ast.Position{}
 	walker.collectRoots(operation.SelectionSet, &result, map[string]bool{})
-	return result, true
+	return result
 }
 
 func chosenOperation(document *ast.QueryDocument, name string) *ast.OperationDefinition {

@@ -124,7 +124,7 @@ func withoutData(c *gin.Context, mediaType string, errs []errorObject) error {
 
 func (h *Handler) execute(c *gin.Context, mediaType string, req *request) error {
 	ctx := context.Context(c)
-	found, parsed := analyse(req.query, req.operationName, req.variables, h.limits)
+	found := analyse(req.query, req.operationName, req.variables, h.limits)
 	if len(found.violations) > 0 {
 		// graphql-go's own validation errors come first, as the specified rules run first.
 		errs := convert(h.schema.ValidateWithVariables(req.query, req.variables), found)
@@ -134,7 +134,7 @@ func (h *Handler) execute(c *gin.Context, mediaType string, req *request) error 
 		}
 		return withoutData(c, mediaType, errs)
 	}
-	if parsed && found.batchUsers && !found.uncoercible {
+	if found.batchUsers && !found.uncoercible {
 		ctx = withUserBatch(ctx, newUserBatch(h.store, len(found.rootFields)))
 	}
 	response := h.schema.Exec(ctx, req.query, req.operationName, req.variables)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from benchlib.apps import settings as declared_settings, still_todo
 from contract.calls import APPLICATION_JSON, Request
-from contract.client import Client, Response
+from contract.client import CLOSED, USABLE, Client, Response
 from contract.expected import dumps, problem
 
 HERE = Path(__file__).resolve().parent
@@ -25,6 +25,9 @@ LEAKS = [re.compile(p) for p in LEAK_PATTERNS]
 FORBIDDEN_HEADERS = ("x-powered-by", "etag", "server")
 # The keys a GraphQL error object may have, in this order (no `extensions`).
 ERROR_KEYS = ("message", "locations", "path")
+# How `agree` compares two answers to one request: every byte; the JSON keys, where each GraphQL
+# library words its own message; the status, where the HTTP server may answer before any handler.
+BYTES, KEYS, STATUS = "bytes", "keys", "status"
 
 
 @dataclass
@@ -172,7 +175,13 @@ def shape_problem(body: bytes, keys: list[str]) -> str | None:
 
 
 def judge(case: dict, got: Response) -> str | None:
-    """Why the response breaks the table's row, or None."""
+    """Why the response breaks the table's row, or None. A row whose request-target is malformed
+    asserts only the status and that the connection still serves or was closed: RFC 9112 §3.2
+    leaves such an answer's body to the HTTP server, which may write it before any handler runs."""
+    if case.get("malformed_target"):
+        if got.status != case["status"]:
+            return f"status {got.status}"
+        return None if got.after in (USABLE, CLOSED) else got.after
     if got.status != case["status"] or got.content_type != case["content_type"]:
         return f"status/content type {got.status} {got.content_type}"
     if "allow" in case and got.header("allow") != case["allow"]:
@@ -194,16 +203,25 @@ def bad_input(client: Client, cases: list[dict], apis) -> tuple[Result, list[Res
         if request.api not in apis:
             responses.append(None)
             continue
-        got = client.send(request)
+        got = client.send_alone(request) if case.get("malformed_target") else client.send(request)
         responses.append(got)
         reason = judge(case, got)
-        expected = exact_body(case)
-        shown = show(expected) if expected is not None else \
-            f"keys {case['keys']}" if "keys" in case else ""
         result.case(reason is None, reason and Failure(
-            described(case),
-            f"{case['status']} {case['content_type']} {shown}".rstrip(), show(got.body), reason))
+            described(case), row_expects(case), show(got.body), reason))
     return result, responses
+
+
+def row_expects(case: dict) -> str:
+    if case.get("malformed_target"):
+        return f"{case['status']}, then the connection still serving or closed"
+    expected = exact_body(case)
+    shown = show(expected) if expected is not None else f"keys {case['keys']}" if "keys" in case else ""
+    return f"{case['status']} {case['content_type']} {shown}".rstrip()
+
+
+def compared(case: dict) -> str:
+    """How `agree` compares two answers to a row."""
+    return STATUS if case.get("malformed_target") else KEYS if case.get("library_message") else BYTES
 
 
 # --- agreement between implementations -----------------------------------------------------------
@@ -220,13 +238,15 @@ def header_names(response: Response) -> list[str]:
     return sorted(name for name, _ in response.headers)
 
 
-def disagreement(mine: Response, theirs: Response, shape_only: bool) -> str | None:
+def disagreement(mine: Response, theirs: Response, how: str) -> str | None:
     """How two implementations' answers to one request differ: status, Content-Type and body
-    bytes (only the JSON keys where `shape_only`), and the header names."""
+    bytes (only the JSON keys, or only the status, as `how` says), and the header names."""
+    if how == STATUS:
+        return None if mine.status == theirs.status else f"status {mine.status}, the other {theirs.status}"
     if (mine.status, mine.content_type) != (theirs.status, theirs.content_type):
         return f"status/content type {mine.status} {mine.content_type}, " \
                f"the other {theirs.status} {theirs.content_type}"
-    if shape_only:
+    if how == KEYS:
         keys = [json_keys(r.body) for r in (mine, theirs)]
         if keys[0] != keys[1]:
             return f"JSON keys {keys[0]}, the other {keys[1]}"
@@ -239,12 +259,12 @@ def disagreement(mine: Response, theirs: Response, shape_only: bool) -> str | No
 
 def agree(pairs, other: str) -> Result:
     """Identical answers to the same requests as another implementation, over the requests both
-    were sent. pairs: (description, shape_only, mine, theirs)."""
+    were sent. pairs: (description, how to compare, mine, theirs)."""
     result = Result("agree")
-    for what, shape_only, mine, theirs in pairs:
+    for what, how, mine, theirs in pairs:
         if mine is None or theirs is None:
             continue
-        reason = disagreement(mine, theirs, shape_only)
+        reason = disagreement(mine, theirs, how)
         result.case(reason is None, reason and Failure(
             what, f"{other}: {theirs.status} {show(theirs.body)}",
             f"{mine.status} {show(mine.body)}", reason))

@@ -7,12 +7,20 @@ from urllib.parse import urlsplit
 
 from contract.calls import Request
 
+# What became of a connection after an answer the HTTP server may write itself (Response.after).
+USABLE, CLOSED = "usable", "closed"
+# Pipelined behind a request on a connection of its own: whatever answers it shows where the
+# answer before it ended, and whether the connection still serves.
+PROBE = Request("GET", "/healthz", headers=(("Connection", "close"),))
+
 
 @dataclass(frozen=True)
 class Response:
     status: int
     headers: tuple   # ((lower-case name, value), ...)
     body: bytes
+    # Only for Client.send_alone: USABLE, CLOSED, or why the connection was neither.
+    after: str | None = None
 
     def header(self, name: str) -> str | None:
         values = [v for k, v in self.headers if k == name.lower()]
@@ -21,6 +29,23 @@ class Response:
     @property
     def content_type(self) -> str | None:
         return self.header("content-type")
+
+
+class _Received(io.BytesIO):
+    """The bytes a connection delivered, for http.client's parser, which closes its file after
+    each response although the next may follow in it."""
+
+    def close(self):
+        pass
+
+    def makefile(self, *_):
+        return self
+
+
+def _parse(received: _Received, method: str) -> http.client.HTTPResponse:
+    raw = http.client.HTTPResponse(received, method=method)
+    raw.begin()
+    return raw
 
 
 class Client:
@@ -51,6 +76,43 @@ class Client:
         self.seen.append((request, response))
         return response
 
+    def send_alone(self, request: Request) -> Response:
+        """A request the HTTP server may answer itself, before any handler (a malformed
+        request-target, RFC 9112 §3.2), on a connection of its own with a GET /healthz pipelined
+        behind it: the keep-alive connection's retry would hide a connection left unusable. The
+        response's `after` is USABLE when the GET was answered 200, CLOSED when the server closed
+        the connection after its answer, else what happened instead."""
+        wire = self._wire(request) + self._wire(PROBE)
+        chunks, hung = [], False
+        with socket.create_connection((self.host, self.port), timeout=self.timeout) as sock:
+            sock.sendall(wire)
+            try:
+                for chunk in iter(lambda: sock.recv(65536), b""):
+                    chunks.append(chunk)
+            except socket.timeout:
+                hung = True
+            except ConnectionResetError:
+                pass   # closed with the pipelined GET unread: a close all the same
+        received = _Received(b"".join(chunks))
+        try:
+            raw = _parse(received, request.method)
+            body = raw.read()
+        except (http.client.HTTPException, ValueError) as error:
+            raise ConnectionError(f"{request.describe()[:120]}: no answer ({error!r})") from error
+        if hung:
+            after = f"the connection was still open {self.timeout:g} s later, a GET /healthz sent behind it"
+        elif received.tell() == len(received.getvalue()):
+            after = CLOSED
+        else:
+            try:
+                status = _parse(received, "GET").status
+                after = USABLE if status == 200 else f"a GET /healthz sent behind it got {status}"
+            except http.client.HTTPException as error:
+                after = f"the bytes after the answer are no response to the GET /healthz sent behind it ({error!r})"
+        response = Response(raw.status, tuple((k.lower(), v) for k, v in raw.getheaders()), body, after)
+        self.seen.append((request, response))
+        return response
+
     def _exchange(self, request: Request) -> Response:
         body = request.body.encode() if request.body is not None else None
         self.conn.putrequest(request.method, request.path, skip_accept_encoding=True)
@@ -66,14 +128,20 @@ class Client:
             self.close()
         return Response(raw.status, headers, data)
 
+    def _wire(self, request: Request) -> bytes:
+        """The request as bytes, its target exactly as written."""
+        body = request.body.encode() if request.body is not None else None
+        lines = [f"{request.method} {request.path} HTTP/1.1", f"Host: {self.host}:{self.port}",
+                 *(f"{name}: {value}" for name, value in request.headers)]
+        if body is not None or request.method in ("POST", "PUT"):
+            lines.append(f"Content-Length: {len(body or b'')}")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode() + (body or b"")
+
     def _head(self, request: Request) -> Response:
         """HEAD on a connection of its own, with a GET /healthz pipelined behind it. http.client
         would read no body after a HEAD whatever the server sent, so the bytes between the two
         responses are read raw: they are the body a HEAD must not have."""
-        lines = [f"HEAD {request.path} HTTP/1.1", f"Host: {self.host}:{self.port}",
-                 *(f"{name}: {value}" for name, value in request.headers)]
-        probe = ["GET /healthz HTTP/1.1", f"Host: {self.host}:{self.port}", "Connection: close"]
-        wire = "".join("\r\n".join(part) + "\r\n\r\n" for part in (lines, probe)).encode()
+        wire = self._wire(request) + self._wire(PROBE)
         with socket.create_connection((self.host, self.port), timeout=self.timeout) as sock:
             sock.sendall(wire)
             received = b"".join(iter(lambda: sock.recv(65536), b""))

@@ -70,11 +70,11 @@ def check_one(framework, target, recorded, calls, expectations, cases, conn,
 
 
 def paired(calls, cases, mine: dict, theirs: dict):
-    """(description, shape only, my response, theirs) for every request both were sent."""
+    """(description, how to compare, my response, theirs) for every request both were sent."""
     for call, a, b in zip(calls, mine["sample"], theirs["sample"]):
-        yield call.describe(), False, a, b
+        yield call.describe(), checks.BYTES, a, b
     for case, a, b in zip(cases, mine["bad-input"], theirs["bad-input"]):
-        yield checks.described(case), case.get("library_message", False), a, b
+        yield checks.described(case), checks.compared(case), a, b
 
 
 def table(results: dict[str, dict], apis: dict[str, tuple]) -> str:

@@ -238,6 +238,13 @@ def test_a_framework_without_type_or_maintainers_is_refused(tmp_path):
         apps.read_framework(path)
 
 
+def test_a_framework_declares_the_deviations_its_libraries_force(tmp_path):
+    deviation = {"check": "introspection", "request": "_Service", "why": "its library adds the type",
+                 "upstream": "https://github.com/graph-gophers/graphql-go/issues/600"}
+    toy = apps.read_framework(write_framework(tmp_path / "toy-api", deviations=[deviation]))
+    assert toy["deviations"] == [deviation]
+
+
 def test_the_repository_s_frameworks_declare_both():
     assert all(f["type"] in apps.TYPES and f["maintainers"] for f in apps.frameworks())
 
@@ -259,6 +266,14 @@ def test_the_repository_s_frameworks_declare_both():
      ": variant 'jit' has unknown field 'evn'"),
     ({"variants": [{"name": "default", "start": []}]},
      ": variant 'default''s start must be a non-empty list of strings"),
+    ({"deviations": {"check": "bad-input"}}, ": deviations must be a list of deviations, each with check, "
+                                            "request, why and upstream"),
+    ({"deviations": [{"check": "bad-input", "request": "x", "why": "y"}]}, ": deviations[0] lacks upstream"),
+    ({"deviations": [{"check": "agree", "request": "x", "why": "y", "upstream": "none known"}]},
+     ": deviations[0].check must be golden, sample, bad-input, headers, framing, statements or "
+     "introspection, not 'agree'"),
+    ({"deviations": [{"check": "bad-input", "request": "x", "why": "y", "upstream": "soon"}]},
+     ": deviations[0].upstream must be a link (https://…) to the library's issue, or \"none known\", not 'soon'"),
 ])
 def test_each_field_is_checked_against_the_schema_in_one_line(tmp_path, fields, message):
     with pytest.raises(UserError) as error:

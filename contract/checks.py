@@ -28,6 +28,7 @@ ERROR_KEYS = ("message", "locations", "path")
 # How `agree` compares two answers to one request: every byte; the JSON keys, where each GraphQL
 # library words its own message; the status, where the HTTP server may answer before any handler.
 BYTES, KEYS, STATUS = "bytes", "keys", "status"
+NOT_SEEN = "declared but not seen: remove it from framework.json's deviations"
 
 
 @dataclass
@@ -38,12 +39,22 @@ class Failure:
     note: str = ""
 
 
+@dataclass(frozen=True)
+class Declared:
+    """A failure that a framework.json's `deviations` declares: neither a pass nor a failure."""
+    what: str
+    by: str                 # the implementation that declares it
+    why: str
+    upstream: str
+
+
 @dataclass
 class Result:
     check: str
     total: int = 0
     failures: list[Failure] = field(default_factory=list)
     skipped: str | None = None   # why the check did not apply
+    declared: list[Declared] = field(default_factory=list)
 
     def case(self, ok: bool, failure: Failure | None = None) -> None:
         self.total += 1
@@ -57,7 +68,41 @@ class Result:
     def cell(self) -> str:
         if self.skipped:
             return "-"
-        return f"pass {self.total}" if self.passed else f"FAIL {len(self.failures)}/{self.total}"
+        shown = f"pass {self.total}" if self.passed else f"FAIL {len(self.failures)}/{self.total}"
+        return shown + (f", {len(self.declared)} declared" if self.declared else "")
+
+
+# --- declared deviations --------------------------------------------------------------------------
+
+def names(what: str, request: str) -> bool:
+    """Whether a failure is about a deviation's request: a request as the check describes it, or
+    what comes before the ": " of a described bad-input row or statements kind (its name)."""
+    return what == request or what.startswith(request + ": ")
+
+
+def deviations(framework: dict, check: str | None = None) -> list[dict]:
+    """Its framework.json's declared deviations, of one check or of all."""
+    return [d for d in framework.get("deviations") or [] if check is None or d["check"] == check]
+
+
+def declare(result: Result, declared: list[tuple[str, dict]], must_be_seen: bool = True) -> Result:
+    """Moves the failures that a declared deviation names from `failures` (and the count) to
+    `declared`. declared: (the implementation that declares it, the deviation). Where
+    `must_be_seen`, a deviation that names no failure is itself a failure: it no longer deviates,
+    or never named a request the check sends, and a list that keeps it would hide the day it
+    deviates again."""
+    if result.skipped:
+        return result
+    for by, deviation in declared:
+        named = [f for f in result.failures if names(f.what, deviation["request"])]
+        if not named and must_be_seen:
+            result.failures.append(Failure(deviation["request"], f"the deviation {by} declares",
+                                           "the contract's answer", NOT_SEEN))
+        for failure in named:
+            result.failures.remove(failure)
+            result.total -= 1
+            result.declared.append(Declared(failure.what, by, deviation["why"], deviation["upstream"]))
+    return result
 
 
 def show(body: bytes, limit: int = 160) -> str:
@@ -257,9 +302,11 @@ def disagreement(mine: Response, theirs: Response, how: str) -> str | None:
     return None
 
 
-def agree(pairs, other: str) -> Result:
+def agree(pairs, other: str, declared: list[tuple[str, dict]] = ()) -> Result:
     """Identical answers to the same requests as another implementation, over the requests both
-    were sent. pairs: (description, how to compare, mine, theirs)."""
+    were sent. pairs: (description, how to compare, mine, theirs). A difference on a request that
+    either declares a deviation for, in any check, is declared; whether it still deviates is that
+    check's to say."""
     result = Result("agree")
     for what, how, mine, theirs in pairs:
         if mine is None or theirs is None:
@@ -268,7 +315,7 @@ def agree(pairs, other: str) -> Result:
         result.case(reason is None, reason and Failure(
             what, f"{other}: {theirs.status} {show(theirs.body)}",
             f"{mine.status} {show(mine.body)}", reason))
-    return result
+    return declare(result, declared, must_be_seen=False)
 
 
 # --- headers and leaks, over every response the client saw ---------------------------------------

@@ -1,15 +1,17 @@
 """`./testbed verify` for real: every implementation in the repository must pass, and a broken
 one (a real implementation behind contract/fault_proxy.py) must fail, on the right check. Below the
 table, each failing check's failures are counted per route of the contract, from the requests the
-checks really send."""
+checks really send. A deviation a framework.json declares is neither a pass nor a failure, and fails
+once it no longer deviates."""
 import json
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from benchlib.apps import arm, frameworks, served_apis, variants
+from benchlib.apps import SCHEMA, arm, frameworks, served_apis, variants
 from benchlib.builds import build
 from benchlib.net import free_port
 from benchlib.paths import ROOT
@@ -17,8 +19,8 @@ from contract import checks, golden, statements
 from contract.calls import Request, sample_calls
 from contract.checks import Failure
 from contract.framing import HEAD_PARITY
-from contract.verify import (COLUMNS, PATHS, REQUEST, ROUTE_PATTERNS, ROUTES, by_route, details,
-                             route)
+from contract.verify import (COLUMNS, PATHS, REQUEST, ROUTE_PATTERNS, ROUTES, by_route, declared_lines,
+                             details, route)
 
 TESTBED = str(ROOT / "testbed")
 
@@ -180,3 +182,68 @@ def test_settings_still_todo_fail_in_one_line():
         for variant in variants(framework):
             declared = checks.settings(arm(framework, variant["name"]))
             assert declared.passed and declared.total, (framework["name"], variant["name"])
+
+
+def declaring(name, deviations, upstream, tmp_path) -> str:
+    """A fault_proxy manifest that passes every request on (a delay of 0 ms) and declares these."""
+    path = fault_manifest(tmp_path / name, name, "delay", upstream)
+    manifest = json.loads(Path(path).read_text())
+    manifest["env"]["DELAY_MS"] = "0"
+    manifest["deviations"] = deviations
+    Path(path).write_text(json.dumps(manifest))
+    return path
+
+
+ID_LITERAL = "graphql commentById id literal 2147483648 [json]"
+DEVIATION = {"check": "bad-input", "request": ID_LITERAL, "why": "its library refuses it",
+             "upstream": "none known"}
+
+
+def test_a_declared_deviation_is_neither_a_pass_nor_a_failure():
+    rows = {c["name"]: c for c in checks.load_bad_input()}
+    result = checks.Result("bad-input", total=3, failures=failing(
+        [checks.described(rows[ID_LITERAL]), checks.described(rows["rest comment id abc"])]))
+    checks.declare(result, [("gin", DEVIATION)])
+    assert result.cell() == "FAIL 1/2, 1 declared"
+    assert [f.what for f in result.failures] == [checks.described(rows["rest comment id abc"])]
+    passing = {c: checks.Result(c, total=1) for c in COLUMNS}
+    assert declared_lines({"gin": {**passing, "bad-input": result}}) == [
+        "gin / bad-input: 1 declared in framework.json's deviations",
+        f"gin / bad-input: declared by gin: {checks.described(rows[ID_LITERAL])}",
+        "    why: its library refuses it", "    upstream: none known"]
+    # Where the request is answered as the contract says, the declaration must go.
+    fixed = checks.declare(checks.Result("bad-input", total=343), [("gin", DEVIATION)])
+    assert fixed.cell() == "FAIL 1/343"
+    assert (fixed.failures[0].what, fixed.failures[0].note) == (ID_LITERAL, checks.NOT_SEEN)
+    # agree holds the other implementation's declarations too, and leaves staleness to the check.
+    assert checks.declare(checks.Result("agree", total=9), [("gin", DEVIATION)], must_be_seen=False).passed
+    # The checks a deviation may name: verify's columns that judge requests, and introspection.
+    assert SCHEMA["$defs"]["deviation"]["properties"]["check"]["enum"] == \
+        [c for c in COLUMNS if c not in ("agree", "settings")] + ["introspection"]
+
+
+def test_a_declared_deviation_that_no_longer_deviates_fails_verify(tmp_path, upstream):
+    path = declaring("declared-fixed", [DEVIATION], upstream, tmp_path)
+    result = verify("--manifest", path, "--framework", "declared-fixed", "--checks", "bad-input")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert table(result.stdout)["declared-fixed"]["bad-input"] == f"FAIL 1/{len(checks.load_bad_input())}"
+    assert f"declared-fixed / bad-input: {ID_LITERAL}" in result.stdout.splitlines()
+    assert f"    {checks.NOT_SEEN}" in result.stdout.splitlines()
+
+
+def test_gin_keeps_the_contract_but_for_its_declared_deviations():
+    """Go's net/http answers a malformed request-target itself (the bad-input rows that assert only
+    the 400 and the connection), and graphql-go refuses an ID literal past 2^31 (declared)."""
+    names = {m["name"] for m in frameworks()}
+    if not {"gin", "fastify"} <= names:
+        pytest.skip("needs gin and fastify")
+    result = verify("--framework", "gin", "--framework", "fastify", "--checks", "bad-input,framing,agree")
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows, total = table(result.stdout), len(checks.load_bad_input())
+    assert rows["gin"]["bad-input"] == f"pass {total - 2}, 2 declared", rows
+    assert rows["fastify"]["bad-input"] == f"pass {total}", rows
+    assert rows["gin"]["framing"].startswith("pass") and rows["fastify"]["framing"].startswith("pass"), rows
+    assert rows["gin"]["agree"] == rows["fastify"]["agree"] == f"pass {total - 2}, 2 declared", rows
+    assert f"gin / bad-input: declared by gin: {ID_LITERAL}: POST /graphql" in result.stdout
+    assert "    upstream: https://github.com/graph-gophers/graphql-go/issues/333" in result.stdout.splitlines()
+    assert result.stdout.rstrip().endswith("all checks pass, 6 declared (above).")

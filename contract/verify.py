@@ -66,6 +66,8 @@ def check_one(framework, target, recorded, calls, expectations, cases, conn,
     if "settings" in only:
         results["settings"] = checks.settings(framework)
     client.close()
+    for column, result in results.items():
+        checks.declare(result, [(target.name, d) for d in checks.deviations(framework, column)])
     return results, responses
 
 
@@ -137,6 +139,21 @@ def details(results: dict[str, dict]) -> list[str]:
     return lines
 
 
+def declared_lines(results: dict[str, dict]) -> list[str]:
+    """Per cell with declared deviations: one line counting them, then each, with why and where
+    its library's issue is."""
+    lines = []
+    for name, by_check in results.items():
+        for column in COLUMNS:
+            declared = by_check[column].declared
+            if declared:
+                lines.append(f"{name} / {column}: {len(declared)} declared in framework.json's deviations")
+            for item in declared:
+                lines += [f"{name} / {column}: declared by {item.by}: {item.what}",
+                          f"    why: {item.why}", f"    upstream: {item.upstream}"]
+    return lines
+
+
 def chosen_arms(names: list[str] | None, variant: str | None, extra_frameworks: list) -> list[dict]:
     """The implementations to verify, each as one of its variants: `variant` (a name, or "all")
     applies to every framework named; a name may also be written framework:variant."""
@@ -159,12 +176,13 @@ def verify(names: list[str] | None, extra_frameworks: list, fresh: bool = False,
         renderer.close()
     cases = checks.load_bad_input()
     conn = connect(db)
-    results, responses, apis, targets = {}, {}, {}, []
+    results, responses, apis, targets, declared = {}, {}, {}, [], {}
     try:
         for framework in chosen:
             target = acquire(framework, fresh)
             targets.append(target)
             apis[target.name] = target.apis
+            declared[target.name] = [(target.name, d) for d in checks.deviations(framework)]
             results[target.name], responses[target.name] = check_one(
                 framework, target, recorded, calls, expectations, cases, conn, only)
     finally:
@@ -176,19 +194,23 @@ def verify(names: list[str] | None, extra_frameworks: list, fresh: bool = False,
         for name in names:
             others = [n for n in names if n != name]
             results[name]["agree"] = checks.agree(
-                paired(calls, cases, responses[name], responses[others[0]]), others[0]) \
+                paired(calls, cases, responses[name], responses[others[0]]), others[0],
+                declared[name] + declared[others[0]]) \
                 if others and {"sample", "bad-input"} & set(only) \
                 else checks.Result("agree", skipped="nothing to compare")
     say("")
     say(table(results, apis))
     failed = any(not r.passed for by_check in results.values() for r in by_check.values())
-    if failed:
+    shown = (details(results) if failed else []) + declared_lines(results)
+    if shown:
         say("")
-        for line in details(results):
+        for line in shown:
             say(line)
+    count = sum(len(r.declared) for by_check in results.values() for r in by_check.values())
     say(f"\nverify: {len(names)} implementation(s), {len(calls)} sampled calls, "
         f"{len(recorded['responses'])} golden, {len(cases)} bad-input cases: "
-        + ("FAILED." if failed else "all checks pass."))
+        + ("FAILED" if failed else "all checks pass")
+        + (f", {count} declared (above)." if count else "."))
     return 1 if failed else 0
 
 

@@ -1,13 +1,16 @@
 """The contract passes its ecosystem's own checkers, and every GraphQL implementation serves it:
 Redocly CLI lints openapi.yaml with its recommended rules, graphql-js builds schema.graphql, and
 each implementation whose framework.json declares graphql, started here, passes graphql-http's
-MUST and SHOULD audits and serves exactly the contract's schema by introspection.
+MUST and SHOULD audits and serves exactly the contract's schema by introspection, in any order,
+but for the types its framework.json declares as deviations.
 
 The tools are pinned in contract/package.json and installed as the seeder's are (`npm ci` when
 node_modules is older than the lock file)."""
 import json
+import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 
 import pytest
 
@@ -15,6 +18,7 @@ from benchlib.apps import frameworks, served_apis
 from benchlib.net import free_port
 from benchlib.packages import ensure_npm
 from benchlib.paths import ROOT
+from contract.checks import deviations
 from contract.targets import launch
 
 CONTRACT = ROOT / "contract"
@@ -67,34 +71,62 @@ def test_sdl_builds_with_graphql_js():
     assert "schema.graphql builds with graphql-js" in result.stdout
 
 
+@dataclass(frozen=True)
+class Served:
+    url: str            # its /graphql
+    declared: tuple     # the types its framework.json declares as introspection deviations
+
+    @property
+    def args(self) -> tuple:
+        return tuple(arg for name in self.declared for arg in ("--declared", name))
+
+
 @pytest.fixture(scope="module", params=GRAPHQL_IMPLEMENTATIONS, ids=lambda m: m["name"])
-def graphql_url(request):
+def graphql(request):
     target = launch(request.param, free_port(), INTROSPECTION_LIMITS, purpose="ecosystem")
-    yield target.url + "/graphql"
+    yield Served(target.url + "/graphql",
+                 tuple(d["request"] for d in deviations(request.param, "introspection")))
     target.release()
 
 
-def test_graphql_http_audits_pass(graphql_url):
-    result = run("node", "audit.mjs", graphql_url)
+def test_graphql_http_audits_pass(graphql):
+    result = run("node", "audit.mjs", graphql.url)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 MUST/SHOULD failed" in result.stdout
 
 
-def test_audit_fails_an_endpoint_that_is_not_graphql(graphql_url):
-    rest = graphql_url.removesuffix("/graphql") + "/rest/comments/1"
+def test_audit_fails_an_endpoint_that_is_not_graphql(graphql):
+    rest = graphql.url.removesuffix("/graphql") + "/rest/comments/1"
     result = run("node", "audit.mjs", rest)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "FAILED: 4655 MUST accept application/json" in result.stdout
 
 
-def test_served_schema_is_the_contract_sdl(graphql_url):
-    result = run("node", "introspect.mjs", graphql_url)
+def test_served_schema_is_the_contract_sdl(graphql):
+    result = run("node", "introspect.mjs", graphql.url, *graphql.args)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for name in graphql.declared:
+        assert f"declared: type {name} (only the server has it)" in result.stdout.splitlines()
+
+
+def test_the_order_of_types_carries_no_meaning(graphql, tmp_path):
+    sdl = tmp_path / "schema.graphql"
+    types = re.split(r"\n(?=type )", (CONTRACT / "schema.graphql").read_text().strip())
+    sdl.write_text("\n".join(reversed(types)) + "\n")
+    result = run("node", "introspect.mjs", graphql.url, str(sdl), *graphql.args)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_introspection_shows_a_difference(graphql_url, tmp_path):
+def test_introspection_shows_a_difference(graphql, tmp_path):
     sdl = tmp_path / "schema.graphql"
     sdl.write_text((CONTRACT / "schema.graphql").read_text().replace(" phone: String!", ""))
-    result = run("node", "introspect.mjs", graphql_url, str(sdl))
+    result = run("node", "introspect.mjs", graphql.url, str(sdl), *graphql.args)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "+   phone: String!" in result.stdout.splitlines()
+
+
+def test_a_declared_type_that_does_not_differ_fails(graphql):
+    result = run("node", "introspect.mjs", graphql.url, *graphql.args, "--declared", "Comment")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "declared but not seen: type Comment is the same on both sides; remove it from " \
+           "framework.json's deviations" in result.stdout.splitlines()

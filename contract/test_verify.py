@@ -208,7 +208,7 @@ def test_a_declared_deviation_is_neither_a_pass_nor_a_failure():
     assert [f.what for f in result.failures] == [checks.described(rows["rest comment id abc"])]
     passing = {c: checks.Result(c, total=1) for c in COLUMNS}
     assert declared_lines({"gin": {**passing, "bad-input": result}}) == [
-        "gin / bad-input: 1 declared in framework.json's deviations",
+        "gin / bad-input: 1 declared, neither passes nor failures",
         f"gin / bad-input: declared by gin: {checks.described(rows[ID_LITERAL])}",
         "    why: its library refuses it", "    upstream: none known"]
     # Where the request is answered as the contract says, the declaration must go.

@@ -2,6 +2,7 @@
 what fails, check by check: the failures counted per route of the contract, and the first few."""
 import re
 from collections import Counter
+from itertools import groupby
 
 import pymysql
 
@@ -140,17 +141,17 @@ def details(results: dict[str, dict]) -> list[str]:
 
 
 def declared_lines(results: dict[str, dict]) -> list[str]:
-    """Per cell with declared deviations: one line counting them, then each, with why and where
-    its library's issue is."""
+    """Per cell with declared deviations: one line counting them, then each request, with why and
+    where its library's issue is, said once for the requests that share them (a row's twins)."""
     lines = []
     for name, by_check in results.items():
         for column in COLUMNS:
             declared = by_check[column].declared
             if declared:
-                lines.append(f"{name} / {column}: {len(declared)} declared in framework.json's deviations")
-            for item in declared:
-                lines += [f"{name} / {column}: declared by {item.by}: {item.what}",
-                          f"    why: {item.why}", f"    upstream: {item.upstream}"]
+                lines.append(f"{name} / {column}: {len(declared)} declared, neither passes nor failures")
+            for (by, why, upstream), items in groupby(declared, key=lambda d: (d.by, d.why, d.upstream)):
+                lines += [f"{name} / {column}: declared by {by}: {item.what}" for item in items]
+                lines += [f"    why: {why}", f"    upstream: {upstream}"]
     return lines
 
 

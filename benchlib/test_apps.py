@@ -266,8 +266,8 @@ def test_the_repository_s_frameworks_declare_both():
      ": variant 'jit' has unknown field 'evn'"),
     ({"variants": [{"name": "default", "start": []}]},
      ": variant 'default''s start must be a non-empty list of strings"),
-    ({"deviations": {"check": "bad-input"}}, ": deviations must be a list of deviations, each with check, "
-                                            "request, why and upstream"),
+    ({"deviations": {"check": "bad-input"}},
+     ": deviations must be a list of deviations, each with check, request, why and upstream"),
     ({"deviations": [{"check": "bad-input", "request": "x", "why": "y"}]}, ": deviations[0] lacks upstream"),
     ({"deviations": [{"check": "agree", "request": "x", "why": "y", "upstream": "none known"}]},
      ": deviations[0].check must be golden, sample, bad-input, headers, framing, statements or "

@@ -8,7 +8,10 @@ FAULT picks the breakage:
   swap-keys    `"threadId":…,"userId":…` becomes `"userId":…,"threadId":…` in every body
   extra-query  one more `SELECT 1` per request, as an N+1 bug would add
   delay        every request held DELAY_MS (default 100) before it is forwarded: a known added
-               latency, for the latency profile's tests (collect/test_latency.py)"""
+               latency, for the latency profile's tests (collect/test_latency.py)
+  poison-after-malformed
+               after a request-target with an undecodable %-escape, every later request on that
+               connection is a 500: a connection that stays open but no longer serves"""
 import http.client
 import json
 import os
@@ -24,6 +27,7 @@ from benchlib.console import UserError
 from benchlib.net import free_port, wait_for_200
 
 SWAP = re.compile(rb'"threadId":(\d+),"userId":(\d+)')
+UNDECODABLE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "date"}
 
 
@@ -85,6 +89,12 @@ def handler(upstream_port: int, fault: str):
         def forward(self):
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
+            if getattr(self, "poisoned", False):
+                self.send_response_only(500)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.poisoned = fault == "poison-after-malformed" and bool(UNDECODABLE.search(self.path))
             if extra:
                 extra.run()
             if delay_s:

@@ -247,3 +247,13 @@ def test_gin_keeps_the_contract_but_for_its_declared_deviations():
     assert f"gin / bad-input: declared by gin: {ID_LITERAL}: POST /graphql" in result.stdout
     assert "    upstream: https://github.com/graph-gophers/graphql-go/issues/333" in result.stdout.splitlines()
     assert result.stdout.rstrip().endswith("all checks pass, 6 declared (above).")
+
+
+def test_a_connection_that_no_longer_serves_after_a_malformed_target_fails_bad_input(tmp_path, upstream):
+    path = fault_manifest(tmp_path / "poisoned", "poisoned", "poison-after-malformed", upstream)
+    result = verify("--manifest", path, "--framework", "poisoned", "--checks", "bad-input")
+    assert result.returncode == 1, result.stdout + result.stderr
+    malformed = [c for c in checks.load_bad_input() if c.get("malformed_target")]
+    assert table(result.stdout)["poisoned"]["bad-input"] == \
+        f"FAIL {len(malformed)}/{len(checks.load_bad_input())}"
+    assert "    a GET /healthz sent behind it got 500" in result.stdout.splitlines()

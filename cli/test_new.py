@@ -4,8 +4,10 @@ counting the failures per route still missing and naming the settings still to d
 that cannot be a framework's changes nothing."""
 import json
 import os
+import re
 import shutil
 import subprocess
+from collections import Counter
 
 import pytest
 
@@ -13,8 +15,15 @@ from benchlib import apps
 from benchlib.database import database
 from benchlib.paths import ROOT, TESTBED_HOME
 from scaffold.make import TEMPLATE, manifest, sources
+from contract.checks import BAD_INPUT
 from contract.test_verify import table
-from contract.verify import ROUTES
+from contract.verify import ROUTES, route
+
+# A request-target that is not valid percent-encoding (`/rest/comment/%zz`): RFC 9112 lets an HTTP
+# server refuse it with a 400 of its own before any handler sees it, and Go's net/http does, with
+# neither Content-Length nor Date. Until the contract says how such requests are checked, they are
+# the only framing failures a template may have.
+UNDECODABLE_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +48,22 @@ def run_testbed(root, *args) -> subprocess.CompletedProcess:
 
 def entries(root) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def failures_per_route(row: dict, lines: list[str], name: str, column: str) -> Counter:
+    """A failing check's one line, `NAME / column: N failed: ROUTE n, …`, adding up to the table's N."""
+    failed = int(row[column].split()[1].split("/")[0])
+    summary = [line for line in lines if line.startswith(f"{name} / {column}: {failed} failed: ")]
+    assert len(summary) == 1, (column, lines)
+    counts = Counter({where: int(n) for where, n in (part.rsplit(" ", 1) for part in
+                                                       summary[0].split(" failed: ", 1)[1].split(", "))})
+    assert sum(counts.values()) == failed, summary
+    return counts
+
+
+def undecodable_targets_per_route() -> Counter:
+    return Counter(route(f"{case['method']} {case['path']}")[1] for case in json.loads(BAD_INPUT.read_text())
+                   if UNDECODABLE_ESCAPE.search(case["path"]))
 
 
 @pytest.mark.parametrize("name, says", [
@@ -123,12 +148,8 @@ def test_a_scaffold_builds_starts_and_verify_lists_what_is_missing(copy, source)
     # among them (the contract's REST routes and POST /graphql), adding up to the table's count.
     for column in ("golden", "sample", "bad-input", "statements"):
         assert row[column].startswith("FAIL"), row
-        failed = int(row[column].split()[1].split("/")[0])
-        summary = [line for line in lines if line.startswith(f"{name} / {column}: {failed} failed: ")]
-        assert len(summary) == 1, (column, verified.stdout)
-        counts = dict(part.rsplit(" ", 1) for part in summary[0].split(" failed: ", 1)[1].split(", "))
-        assert sum(int(n) for n in counts.values()) == failed, summary
-        assert set(ROUTES) - {"GET /healthz"} <= set(counts), summary
+        counts = failures_per_route(row, lines, name, column)
+        assert set(ROUTES) - {"GET /healthz"} <= set(counts), counts
     # Then its first failures: the request, what the contract expects, and the skeleton's 501
     # naming the route still to write.
     assert f"{name} / golden: GET /rest/comment/1\n    expected: 200 application/json" in verified.stdout
@@ -138,7 +159,12 @@ def test_a_scaffold_builds_starts_and_verify_lists_what_is_missing(copy, source)
     assert row["settings"] == f"FAIL {len(original['settings'])}/{len(original['settings'])}", row
     assert '"status":501,"detail":"not implemented yet: GET /rest/comment/{id}"' in verified.stdout
     # What the skeleton already does right: headers and framing on every response, /healthz.
-    assert row["headers"].startswith("pass") and row["framing"].startswith("pass"), row
+    assert row["headers"].startswith("pass"), row
+    if not row["framing"].startswith("pass"):
+        assert failures_per_route(row, lines, name, "framing") <= undecodable_targets_per_route(), row
+        shown = [line.split(": ", 1)[1] for line in lines
+                 if line.startswith(f"{name} / framing: ") and " failed: " not in line]
+        assert shown and all(UNDECODABLE_ESCAPE.search(what) for what in shown), shown
 
     # Its own test passes against the real database, as ./testbed test runs it.
     own = subprocess.run(framework["test"], shell=True, cwd=folder, capture_output=True, text=True,

@@ -55,8 +55,8 @@ def failures_per_route(row: dict, lines: list[str], name: str, column: str) -> C
     failed = int(row[column].split()[1].split("/")[0])
     summary = [line for line in lines if line.startswith(f"{name} / {column}: {failed} failed: ")]
     assert len(summary) == 1, (column, lines)
-    counts = Counter({where: int(n) for where, n in (part.rsplit(" ", 1) for part in
-                                                       summary[0].split(" failed: ", 1)[1].split(", "))})
+    parts = summary[0].split(" failed: ", 1)[1].split(", ")
+    counts = Counter({where: int(n) for where, n in (part.rsplit(" ", 1) for part in parts)})
     assert sum(counts.values()) == failed, summary
     return counts
 

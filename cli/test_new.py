@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections import Counter
 
 import pytest
 
@@ -39,6 +40,17 @@ def run_testbed(root, *args) -> subprocess.CompletedProcess:
 
 def entries(root) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def failures_per_route(row: dict, lines: list[str], name: str, column: str) -> Counter:
+    """A failing check's one line, `NAME / column: N failed: ROUTE n, …`, adding up to the table's N."""
+    failed = int(row[column].split()[1].split("/")[0])
+    summary = [line for line in lines if line.startswith(f"{name} / {column}: {failed} failed: ")]
+    assert len(summary) == 1, (column, lines)
+    parts = summary[0].split(" failed: ", 1)[1].split(", ")
+    counts = Counter({where: int(n) for where, n in (part.rsplit(" ", 1) for part in parts)})
+    assert sum(counts.values()) == failed, summary
+    return counts
 
 
 @pytest.mark.parametrize("name, says", [
@@ -123,12 +135,8 @@ def test_a_scaffold_builds_starts_and_verify_lists_what_is_missing(copy, source)
     # among them (the contract's REST routes and POST /graphql), adding up to the table's count.
     for column in ("golden", "sample", "bad-input", "statements"):
         assert row[column].startswith("FAIL"), row
-        failed = int(row[column].split()[1].split("/")[0])
-        summary = [line for line in lines if line.startswith(f"{name} / {column}: {failed} failed: ")]
-        assert len(summary) == 1, (column, verified.stdout)
-        counts = dict(part.rsplit(" ", 1) for part in summary[0].split(" failed: ", 1)[1].split(", "))
-        assert sum(int(n) for n in counts.values()) == failed, summary
-        assert set(ROUTES) - {"GET /healthz"} <= set(counts), summary
+        counts = failures_per_route(row, lines, name, column)
+        assert set(ROUTES) - {"GET /healthz"} <= set(counts), counts
     # Then its first failures: the request, what the contract expects, and the skeleton's 501
     # naming the route still to write.
     assert f"{name} / golden: GET /rest/comment/1\n    expected: 200 application/json" in verified.stdout

@@ -118,9 +118,14 @@ def not_started(controller: Controller) -> str | None:
 
 def stop(controllers: list[Controller]) -> None:
     """Asks each controller to stop its engine's test (StopTestNow on its shutdown port, as
-    JMeter's stoptest.sh does), waits for them, then ends those still running."""
+    JMeter's stoptest.sh does), waits for them, then ends those still running. A controller whose
+    engine no longer answers is ended at once: it waits for that engine, which cannot stop, so it
+    only ever left after the whole grace (20 s more after every lost engine)."""
     for c in controllers:
         if c.proc and c.proc.poll() is None:
+            if engine_lib.answering(c.endpoint):
+                stop_group(c.proc)
+                continue
             port = SHUTDOWN_PORT.search(read(c.log))
             if port:
                 with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:

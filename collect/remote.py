@@ -40,7 +40,7 @@ CONTROLLER_ENV = {"HEAP": "-Xms256m -Xmx512m"}
 PROBE_TIMEOUT_S = 90
 # How a controller's log says that every engine has ended the test. Its listeners have closed their
 # files by then; JMeter's controller still sleeps 5 s ("allow listeners to close files") before it
-# exits, which the probe need not wait out.
+# exits, which neither a probe nor a batch need wait out.
 ALL_ENDED = "All remote engines have ended test"
 # Beyond this, an engine's clock is too far off this machine's for measurements that start at shared
 # wall-clock times (the gap between two measurements is GAP_S).
@@ -123,11 +123,12 @@ def not_started(controller: Controller) -> str | None:
 def stop(controllers: list[Controller]) -> None:
     """Asks each controller to stop its engine's test (StopTestNow on its shutdown port, as
     JMeter's stoptest.sh does), waits for them, then ends those still running. A controller whose
-    engine no longer answers is ended at once: it waits for that engine, which cannot stop, so it
-    only ever left after the whole grace (20 s more after every lost engine)."""
+    engine has ended the test (ended) or no longer answers is ended at once: the first only sleeps,
+    the second waits for an engine that cannot stop, so it only ever left after the whole grace (20 s
+    more after every lost engine)."""
     for c in controllers:
         if c.proc and c.proc.poll() is None:
-            if engine_lib.answering(c.endpoint):
+            if ended(c) or engine_lib.answering(c.endpoint):
                 stop_group(c.proc)
                 continue
             port = SHUTDOWN_PORT.search(read(c.log))
@@ -140,6 +141,12 @@ def stop(controllers: list[Controller]) -> None:
     for c in controllers:
         if c.proc and c.proc.poll() is None:
             stop_group(c.proc)
+
+
+def ended(c: Controller) -> bool:
+    """Whether the controller's engine has ended the test: its results are written, and the
+    controller, which then only sleeps before it exits, counts as done (ALL_ENDED)."""
+    return ALL_ENDED in read(c.log)
 
 
 def lost(endpoints: list[Endpoint]) -> str | None:
@@ -362,7 +369,7 @@ def probe_done(c: Controller, jtl: Path) -> bool:
     ended the test and the sample is in (the controller, left only its 5 s sleep, is ended here)."""
     deadline = time.monotonic() + PROBE_TIMEOUT_S
     while c.proc.poll() is None:
-        if ALL_ENDED in read(c.log) and first_sample(jtl):
+        if ended(c) and first_sample(jtl):
             stop_group(c.proc)
             return True
         if time.monotonic() > deadline:

@@ -4,9 +4,10 @@ six of cases 1-6 per API), `condition_s` each, with wrk, the arms side by side, 
 Why. A process started for its round (Profile.restart "round" or "slot") is not yet what the round
 should measure: three seconds after its start ASP.NET Core served REST case 1 at 0.55-0.65 of what
 it served ten seconds later (tiered JIT and dynamic PGO still compiling), Express.js at 0.85-0.95
-(`python3 -m bench levels`, collect/README.md "Which level the rounds replicate"). One second of
-each shape compiles each endpoint's path before the round's first warm-up, whichever cell comes
-first, and costs about 13 s a round."""
+(`python3 -m bench levels`, collect/README.md "Which level the rounds replicate"). A few seconds of
+each shape compile each endpoint's path before the round's first warm-up, whichever cell comes
+first: the quick profile's 3 s cost about 37 s a round (1 s left ASP.NET Core's first item of a
+round at 0.2-0.8 of its other rounds, collect/README.md "Conditioning long enough")."""
 from concurrent.futures import ThreadPoolExecutor
 
 from benchlib import wrk

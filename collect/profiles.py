@@ -150,9 +150,13 @@ PROFILES = {
     # whole run made the rounds replicates of the window, not of the process, while the process
     # carries more of the spread (REST case 1: a log-ratio sd of 0.075 between fresh processes
     # against 0.055 between windows of one, collect/README.md "Which level the rounds replicate").
+    # Conditioned for 3 s a shape: at 1 s (12 s of load, shared with the other arm) ASP.NET Core's
+    # first item of each round served 0.76, 0.19 and 0.36 of the same cell's other rounds (GraphQL
+    # cases 12, 9 and 10), its second 0.82-1.19, Express.js's first 0.92-0.94 (collect/README.md
+    # "Conditioning long enough").
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
-        iterations=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="round", condition_s=1,
+        iterations=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="round", condition_s=3,
         warmup_cap_s=2, crosscheck=True, crosscheck_cases=(1, 18), crosscheck_rounds=2, memory_s=2,
         memory_rounds=2, budget_s=37 * 60),
     "study": Profile(

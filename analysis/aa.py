@@ -24,9 +24,15 @@ def calibration(answers: pd.DataFrame) -> pd.DataFrame:
         n = len(judged)
         rows.append({"api": api, "metric": metric, "judged": n, "significant_own": own,
                      "expected": round(ALPHA * n, 2), "share": own / n if n else None,
-                     "p_or_more": float(stats.binom.sf(own - 1, n, ALPHA)) if n else None,
+                     "p_or_more": p_or_more(own, n) if n else None,
                      "significant_bh": int(judged["significant"].fillna(False).astype(bool).sum())})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def p_or_more(significant: int, judged: int) -> float:
+    """The binomial probability that chance alone (each cell significant with probability ALPHA)
+    makes `significant` or more of `judged` cells significant."""
+    return float(stats.binom.sf(significant - 1, judged, ALPHA))
 
 
 def over_the_bar(found: pd.DataFrame) -> pd.DataFrame:
@@ -38,7 +44,7 @@ def all_families(found: pd.DataFrame) -> tuple[int, int, float]:
     """Significant and judged cells over every family, and the binomial P(that many or more); the
     families share rounds and processes, so their cells are not independent and P is a guide."""
     own, judged = int(found["significant_own"].sum()), int(found["judged"].sum())
-    return own, judged, float(stats.binom.sf(own - 1, judged, ALPHA)) if judged else 1.0
+    return own, judged, p_or_more(own, judged) if judged else 1.0
 
 
 def chance_over_the_bar(judged: int) -> float:

@@ -33,7 +33,6 @@ def calibration_part(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons
     found = aa.calibration(answer.of(every_answer, versus))
     found.to_csv(tabs / "aa_calibration.csv", index=False)
     own, judged, p_all = aa.all_families(found)
-    over = aa.over_the_bar(found)
     doc.heading(3, "A/A calibration")
     doc.para(f"This is an A/A run: {run.display_name(versus.numerator)} and {run.display_name(versus.denominator)} "
              f"are two processes of one build with the same settings, so every cell called significant is a false "
@@ -44,7 +43,7 @@ def calibration_part(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons
              f"{int(found['significant_bh'].sum())}. " if judged else
              "This is an A/A run, but no cell was judged, so it calibrates nothing. ")
     if judged:
-        doc.para(bar_text(found, over))
+        doc.para(bar_text(found))
     shown = found.assign(share=found["share"].map(lambda s: "–" if pd.isna(s) else f"{s:.0%}"),
                          p_or_more=found["p_or_more"].map(lambda p: "–" if pd.isna(p) else f"{p:.2f}"))
     doc.table(shown.rename(columns={"significant_own": "significant (own 95 % interval)",
@@ -54,8 +53,9 @@ def calibration_part(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons
               "gives, the binomial probability of that many or more, and those significant after BH")
 
 
-def bar_text(found: pd.DataFrame, over: pd.DataFrame) -> str:
+def bar_text(found: pd.DataFrame) -> str:
     """Which families are over the bar, and which of them beyond what chance puts there."""
+    over = aa.over_the_bar(found)
     if over.empty:
         return f"Every family is within the bar of {aa.ALLOWED_SHARE:.0%}."
     listed = ", ".join(f"{r.api} {r.metric} ({r.significant_own} of {r.judged}, P {r.p_or_more:.2f}; "

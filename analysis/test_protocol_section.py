@@ -61,11 +61,11 @@ def test_a_family_over_the_bar_is_called_too_narrow_only_beyond_what_chance_puts
     assert list(aa.over_the_bar(found)["metric"]) == ["throughput_rps", "p95_ms"]
     assert list(aa.beyond_chance(found)["metric"]) == ["p95_ms"]
     assert aa.all_families(found) == (7, 54, pytest.approx(stats.binom.sf(6, 54, 0.05)))
-    text = protocol_section.bar_text(found, aa.over_the_bar(found))
+    text = protocol_section.bar_text(found)
     assert "rest throughput_rps (2 of 18, P 0.23; a calibrated family of 18 is over the bar in 23% of runs)" in text
     assert text.endswith("too narrow for what varies between processes: rest p95_ms.")
     calibrated = aa.calibration(pd.DataFrame(family("throughput_rps", 2)))
-    text = protocol_section.bar_text(calibrated, aa.over_the_bar(calibrated))
+    text = protocol_section.bar_text(calibrated)
     assert "None of them is beyond what chance gives" in text
 
 

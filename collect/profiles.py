@@ -158,7 +158,7 @@ PROFILES = {
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
         iterations=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="round", condition_s=3,
         warmup_cap_s=2, crosscheck=True, crosscheck_cases=(1, 18), crosscheck_rounds=2, memory_s=2,
-        memory_rounds=2, budget_s=37 * 60),
+        memory_rounds=2, budget_s=34 * 60),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
         iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",

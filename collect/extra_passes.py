@@ -86,8 +86,10 @@ def crosscheck_items(run) -> list[dict]:
 
 
 def crosscheck_skipped(run) -> str:
-    """Why the cross-check is not worth its minutes on this run ("" when it is)."""
-    if not run.context.loadgen_shares_cores or run.context.engines:
+    """Why the cross-check is not worth its minutes on this run ("" when it is, or when a run made
+    before this rule has begun it)."""
+    if run.context.profile.crosscheck_always or not run.context.loadgen_shares_cores or run.context.engines \
+            or done(run.context.dir / CROSSCHECK):
         return ""
     return hopeless(reference.read(run.context.dir), other_loadgen(run))
 

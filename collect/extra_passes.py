@@ -127,10 +127,11 @@ def memory_s(run) -> float:
 def crosscheck(run, progress) -> None:
     """The cross-check's items, a round per batch, into crosscheck/ and crosscheck.csv, after the
     other load generator's ceiling (measured here if the run has none for it)."""
-    if (why := crosscheck_skipped(run)) and run.context.profile.crosscheck:
+    if run.context.profile.crosscheck and (why := crosscheck_skipped(run)):
         run.context.manifest["crosscheck"] = {"skipped": why}
         write_json(run.context.dir / MANIFEST, run.context.manifest)
         progress.note(f"cross-check: {why}")
+        return
     items = crosscheck_items(run)
     if not items:
         return

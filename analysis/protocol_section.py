@@ -74,14 +74,14 @@ def bar_text(found: pd.DataFrame) -> str:
                                      f"{r.api} {r.metric} ({r.significant_bh} of {r.judged})"
                                      for r in over.itertuples()) + "."))
     own = aa.own_over_the_bar(judged)
-    coverage = (f" By their own intervals, {len(own)} of {len(judged)} families are over {bar}, where a calibrated "
+    coverage = (f" By their own intervals, families over {bar}: {len(own)} of {len(judged)}, where a calibrated "
                 f"pipeline puts {aa.expected_own_over_the_bar(judged):.1f} on average (a family of {largest} has "
                 f"{int(aa.ALLOWED_SHARE * largest) + 1} or more by chance alone in "
                 f"{aa.chance_over_the_bar(largest):.0%} of runs), so the test there is each family's "
                 "P(that many or more): ")
     beyond = aa.beyond_chance(found)
     return verdict + coverage + (
-        "none is below 5 %; another A/A run would tell." if beyond.empty else
+        "none is below 5 %." if beyond.empty else
         "below 5 % in " + ", ".join(f"{r.api} {r.metric}" for r in beyond.itertuples())
         + ", so there the intervals are too narrow for what varies between processes.")
 

@@ -70,8 +70,8 @@ def spread_text(spread: Spread | None, ids: list[str]) -> str:
     if spread is None:
         return ("No spread between runs is known for runs like these (no pool of such runs in the results "
                 "directory, or --pool none): these intervals are within-run only, so a difference between two "
-                "runs is called significant too often (between three runs of one commit on a 2-core machine, "
-                "5 of 31 judged rows, 16 %). Pool runs of one commit and these settings (./testbed pool RUN_A "
+                "runs is called significant more often than the 5 % they promise (analysis/README.md, The spread "
+                "between runs, has the figures). Pool runs of one commit and these settings (./testbed pool RUN_A "
                 "RUN_B …) to know it; this comparison then adds it.")
     return (f"The spread between runs, τ, is pool {spread.folder.name}'s (runs {', '.join(spread.runs)}, commit "
             f"{(spread.git_commit or 'unknown')[:12]}; the same data set, load generator, layout, machine and settings "

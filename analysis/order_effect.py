@@ -34,7 +34,7 @@ def positions(run: Run) -> dict[str, int]:
 
 
 def observations(run: Run, numerator: str, denominator: str, metric: str) -> pd.DataFrame:
-    """One row per usable pair: api, case, d (the log ratio) and s (+1: numerator first)."""
+    """One row per usable pair: api, case, round, d (the log ratio) and s (+1: numerator first)."""
     at = positions(run)
     rows = []
     for (api, case), group in ok_rows(run).groupby(["api", "case"]):
@@ -48,9 +48,9 @@ def observations(run: Run, numerator: str, denominator: str, metric: str) -> pd.
             keys = [item_key({"framework": arm, "api": api, "case": case, "iteration": iteration})
                     for arm in (numerator, denominator)]
             if all(k in at for k in keys):
-                rows.append({"api": api, "case": case, "d": math.log(pair["a"] / pair["b"]),
+                rows.append({"api": api, "case": case, "round": iteration, "d": math.log(pair["a"] / pair["b"]),
                              "s": 1 if at[keys[0]] < at[keys[1]] else -1})
-    return pd.DataFrame(rows, columns=["api", "case", "d", "s"])
+    return pd.DataFrame(rows, columns=["api", "case", "round", "d", "s"])
 
 
 def fit(found: pd.DataFrame) -> dict:

@@ -231,6 +231,7 @@ class Manifest:
     engines: tuple[Engine, ...] = ()  # none for a local run
     latency: LatencyPass = LatencyPass()
     ceiling_share: float = CEILING_SHARE  # `validity.numbers.ceiling_share`
+    crosscheck_skipped: str | None = None  # `crosscheck.skipped`: why the run measured no cross-check
     arms: Mapping = _empty()        # arm -> Arm, the manifest's `frameworks`
     order: tuple[str, ...] = ()     # the item keys in the order the run measured them
 
@@ -287,6 +288,7 @@ class Manifest:
             engines=_engines(raw.get("engines"), path),
             latency=_latency(_object(raw, "latency")),
             ceiling_share=_ceiling_share(raw),
+            crosscheck_skipped=_text(_object(raw, "crosscheck").get("skipped")),
             arms=MappingProxyType({name: Arm.from_dict(name, entry)
                                    for name, entry in _object(raw, "frameworks").items()}))
 

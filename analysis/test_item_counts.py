@@ -113,3 +113,12 @@ def test_the_data_the_console_and_the_report_give_the_same_counts(seeded):
     ending = " ".join(printed[printed.index("The bottom line"):].split())
     assert len(lines) == 4 and lines[0].startswith("REST: ASP.NET Core served ") and "GraphQL: " in lines[1]
     assert all(line in ending for line in lines)
+
+
+def test_the_console_compares_against_the_reference_the_report_was_asked_for(seeded):
+    console = io.StringIO()
+    final_report(seeded, 24, summary_rows(seeded / "summary.csv"), console, reference="express")
+    ending = " ".join(console.getvalue()[console.getvalue().index("The bottom line"):].split())
+    page = (write_report(seeded, None, "express") / "report.md").read_text()
+    first = page[page.index("## The bottom line"):].split("\n- ")[1].split("\n")[0]
+    assert first.startswith("REST: Express.js served ") and " ".join(first.split()) in ending

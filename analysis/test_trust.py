@@ -3,6 +3,7 @@
 the answer, CPU per request, wrk beside JMeter, memory from fresh processes, and the appendix of
 every check; then the same run with its run-level files missing or broken, and an older run."""
 import csv
+import json
 import math
 import re
 import shutil
@@ -185,6 +186,17 @@ def test_missing_or_broken_run_level_files_leave_a_sentence_not_a_crash(tmp_path
     assert "No second load generator's ratio: this run has no crosscheck.csv." in text
     assert "No memory from fresh processes: this run has no memory.csv; memory is the run-long peak RSS." in text
     assert "| Memory (peak RSS) |" in text
+
+
+def test_a_run_that_skipped_its_cross_check_says_why(tmp_path):
+    run_dir = tmp_path / CHECKED_RUN
+    shutil.copytree(FIXTURE_RESULTS / CHECKED_RUN, run_dir)
+    (run_dir / "crosscheck.csv").unlink()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest["crosscheck"] = {"skipped": "jmeter spent 1.28 ms of CPU per request in the reference work"}
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    text = (write_report(run_dir) / "report.md").read_text()
+    assert "No second load generator's ratio: jmeter spent 1.28 ms of CPU per request in the reference work." in text
 
 
 def test_a_run_before_the_checks_says_so_and_has_no_trust_section(fixture_report):

@@ -126,8 +126,8 @@ def test_a_variant_section_compares_aspnet_with_the_reference_aspnet_mvc(report)
     assert headings[at - 7:at] == ["## The answer: every framework, per case", "### Every framework, ranked",
                                    "### ASP.NET Core / Express.js (A/E)", "#### REST", "#### GraphQL",
                                    "### How to read the answer", "### How the ratios were computed, and why"]
-    assert headings[at + 1:at + 6] == ["### REST", "### GraphQL", "## The protocol's own checks", "### The arm order",
-                                       "## The run"]
+    assert headings[at + 1:at + 7] == ["### REST", "### GraphQL", "## The protocol's own checks", "### The arm order",
+                                       "### The rounds", "## The run"]
     body = section(text, "## Variants:", "\n## The protocol's own checks")
     first = body.split("\n\n")[1]
     assert first.startswith("What the ratio compares. ASP.NET Core (aspnet, variant default): minimal APIs")

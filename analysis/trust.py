@@ -165,7 +165,8 @@ def main_ratio(answers: pd.DataFrame, api: str, case: int) -> pd.Series | None:
 def crosscheck_table(doc: Doc, run: Run, answers: pd.DataFrame, tabs: Path) -> None:
     found, why = crosscheck.ratios(run, ASPNET, EXPRESS)
     if found.empty:
-        doc.para(f"No second load generator's ratio: {why or 'crosscheck.csv has no case both frameworks measured'}.")
+        why = run.manifest.crosscheck_skipped or why or "crosscheck.csv has no case both frameworks measured"
+        doc.para(f"No second load generator's ratio: {why}.")
         return
     main_name = machine.loadgen_name(run)
     records, rows = [], []

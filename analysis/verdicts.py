@@ -375,10 +375,11 @@ def average_confidence(claim: Claim) -> float:
     return 1 - 2 * refuting_alpha(claim) / tails(claim)
 
 
-# The cells of one round share the machine's state for the minutes it takes: over four default runs
-# (2026-11-27; each cell's per-round log ratio less its mean over rounds) their correlation within
-# a round was 0.02 for throughput (permutation p 0.15) and 0.07 for mean CPU (p 0.02). An average
-# of k cells has the variance of independent ones times 1 + (k - 1) times this, the larger figure.
+# The cells of one round share its processes and minutes: their correlation within a round, the
+# rounds' intraclass correlation (analysis/round_effect.py), averaged 0.07 over the throughput and
+# CPU-per-request families of four runs on the round-fresh protocol, as it had on the one before
+# (docs/reading-the-report.md, "The protocol's own checks"). An average of k cells has the variance
+# of independent ones times 1 + (k - 1) times this.
 ROUND_CORRELATION = 0.07
 
 

@@ -91,7 +91,7 @@ def run(args) -> int:
         args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
         args.cases, args.iterations, args.budget_min, args.pin, args.seed, args.resume,
         parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl, args.loadgen,
-        args.memory_rounds, args.aa, args.restart))
+        args.memory_rounds, args.aa, args.restart, reference=args.reference))
     if code == 0:
         try:
             report(run_dir.name, run_dir.parent, None, args.reference, goal)

@@ -118,10 +118,11 @@ class Batch:
 
     def exit_code(self) -> int | None:
         """None while the load generator (every controller, with engines) runs; then its exit
-        code, the first non-zero one of the controllers'."""
+        code, the first non-zero one of the controllers'. A controller whose engine has ended the
+        test is done (0), running or not: it only sleeps 5 s before it exits, and stop() ends it."""
         if not self.controllers:
             return self.process.poll()
-        codes = [c.proc.poll() for c in self.controllers]
+        codes = [0 if remote.ended(c) else c.proc.poll() for c in self.controllers]
         return None if None in codes else next((code for code in codes if code), 0)
 
     def engine_fault(self) -> str | None:

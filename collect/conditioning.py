@@ -4,9 +4,10 @@ six of cases 1-6 per API), `condition_s` each, with wrk, the arms side by side, 
 Why. A process started for its round (Profile.restart "round" or "slot") is not yet what the round
 should measure: three seconds after its start ASP.NET Core served REST case 1 at 0.55-0.65 of what
 it served ten seconds later (tiered JIT and dynamic PGO still compiling), Express.js at 0.85-0.95
-(`python3 -m bench levels`, collect/README.md "Which level the rounds replicate"). One second of
-each shape compiles each endpoint's path before the round's first warm-up, whichever cell comes
-first, and costs about 13 s a round."""
+(`python3 -m bench levels`, collect/README.md "Which level the rounds replicate"). A few seconds of
+each shape compile each endpoint's path before the round's first warm-up, whichever cell comes
+first: the quick profile's 3 s cost about 37 s a round (1 s left ASP.NET Core's first item of a
+round at 0.2-0.8 of its other rounds, collect/README.md "Conditioning long enough")."""
 from concurrent.futures import ThreadPoolExecutor
 
 from benchlib import wrk
@@ -36,21 +37,29 @@ def condition(apps, names: list[str], seconds: float, patience_s: float = PATIEN
     def drive(name: str) -> AppFailed | None:
         host, port = apps.address(name)
         for request in shapes(apps.served(name)):
-            window, spent = seconds, 0.0
-            while True:
-                try:
-                    done = wrk.run(f"http://{host}:{port}", request, request["requests"], window)
-                except UserError as e:
-                    return AppFailed(f"{name} failed while conditioned before its round: {e}", "")
-                spent += window
-                if done["samples"]:
-                    break
-                if spent >= patience_s:
-                    return AppFailed(f"{name} answered no {request['api']} request of case {request['case']} "
-                                     f"in {spent:g} s while conditioned before its round", "")
-                window = min(2 * window, patience_s - spent)
+            try:
+                spent = until_answered(f"http://{host}:{port}", request, seconds, patience_s)
+            except UserError as e:
+                return AppFailed(f"{name} failed while conditioned before its round: {e}", "")
+            if spent is not None:
+                return AppFailed(f"{name} answered no {request['api']} request of case {request['case']} "
+                                 f"in {spent:g} s while conditioned before its round", "")
         return None
 
     with ThreadPoolExecutor(max_workers=len(names)) as pool:
         found = dict(zip(names, pool.map(drive, names)))
     return {name: failure for name, failure in found.items() if failure}
+
+
+def until_answered(url: str, request: dict, seconds: float, patience_s: float) -> float | None:
+    """Drives `request` for `seconds`, then for twice as long each time none was answered; None once
+    one was, else the seconds spent when patience_s ran out."""
+    window, spent = seconds, 0.0
+    while True:
+        done = wrk.run(url, request, request["requests"], window)
+        spent += window
+        if done["samples"]:
+            return None
+        if spent >= patience_s:
+            return spent
+        window = min(2 * window, patience_s - spent)

@@ -6,7 +6,10 @@
   the other load
   generator (JMeter when wrk measured the run, wrk when JMeter did) through the same batches,
   windows and checks, on the apps that served the run; its rows are whole items in summary.csv's
-  columns. Where the two generators' ratios differ, the one with less headroom set its ratio.
+  columns. Where the two generators' ratios differ, the one with less headroom set its ratio. Not
+  measured (the manifest's `crosscheck.skipped` says why) when the reference work found the other
+  generator spending more CPU per request than the servers on cores it shares with them: its items
+  would all be bound.
 - **memory per case** (memory.csv): every (arm, API, case) on a fresh process (smoke: cases 1, 13
   and 18 only, the profile's `memory_cases`), restarted just before it, under the case's concurrency
   for the profile's `memory_s`, in the profile's `memory_rounds` interleaved rounds (two give each
@@ -21,9 +24,10 @@ from pathlib import Path
 
 from benchlib import apps
 from benchlib.processes import children
-from benchlib.results import (CROSSCHECK, ITEM_FIELDS, MEMORY, MEMORY_COLUMNS, item_key, parse_item_key)
+from benchlib.files import write_json
+from benchlib.results import (CROSSCHECK, ITEM_FIELDS, MANIFEST, MEMORY, MEMORY_COLUMNS, item_key, parse_item_key)
 from benchlib import wrk
-from collect import ceiling
+from collect import ceiling, reference
 from collect.order import order
 
 CROSSCHECK_DIR = "crosscheck"
@@ -32,6 +36,12 @@ CROSSCHECK_DIR = "crosscheck"
 # a fresh app's stop and start-up (the memory pass's 16 items 2.7 s each for 2 s of load; run
 # 20261128-183047; 2.5 s each over the default run's 144, 20261128-165655).
 OVERHEAD_S = {"crosscheck": 2, "memory": 1}
+# The other generator's CPU per request in the reference work (REST case 1, alone), as a share of
+# the servers' (app and database), above which its cross-check items are all bound. In the two
+# default runs of 2026-12-02 JMeter's reference share was 2.2 and 3.1; its 32 cross-check items then
+# spent 0.42-1.68 of the servers' CPU per request, 31 above validity's LOADGEN_COST (0.45), and
+# both runs' cross-checks gave no ratio (1 valid item of 32) for 3.5 minutes each.
+CROSSCHECK_HOPELESS = 1.0
 
 
 def done(path: Path) -> set[str]:
@@ -70,8 +80,33 @@ def other_loadgen(run) -> str:
 
 def crosscheck_items(run) -> list[dict]:
     profile = run.context.profile
-    return todo(run, run.context.dir / CROSSCHECK, profile.crosscheck_cases, profile.crosscheck_iterations()) \
-        if profile.crosscheck else []
+    if not profile.crosscheck or crosscheck_skipped(run):
+        return []
+    return todo(run, run.context.dir / CROSSCHECK, profile.crosscheck_cases, profile.crosscheck_iterations())
+
+
+def crosscheck_skipped(run) -> str:
+    """Why the cross-check is not worth its minutes on this run ("" when it is, or when a run made
+    before this rule has begun it)."""
+    if run.context.profile.crosscheck_always or not run.context.loadgen_shares_cores or run.context.engines \
+            or done(run.context.dir / CROSSCHECK):
+        return ""
+    return hopeless(reference.read(run.context.dir), other_loadgen(run))
+
+
+def hopeless(measured: dict | None, loadgen: str) -> str:
+    """Why `loadgen` would be bound on every cross-check item, from the reference work `measured`
+    (reference.json) with it on the servers' cores: "" when it was not measured there or is cheap
+    enough."""
+    spent = ((measured or {}).get("loadgens", {}).get(loadgen) or {})
+    cost = spent.get("loadgen_cpu_ms_per_req")
+    server = reference.server_ms_per_req(measured) if measured else None
+    if not cost or not server or cost <= CROSSCHECK_HOPELESS * server:
+        return ""
+    return (f"{loadgen} spent {cost:.2f} ms of CPU per request in the reference work ({spent['at']}), "
+            f"{cost / server:.1f} times the servers' {server:.2f} ms (app and database), on the cores it would "
+            f"share with them: from {CROSSCHECK_HOPELESS:g} times the servers' its cross-check items were "
+            f"bound (31 of 32 in two default runs), so it was not measured")
 
 
 def crosscheck_s(run) -> float:
@@ -92,6 +127,11 @@ def memory_s(run) -> float:
 def crosscheck(run, progress) -> None:
     """The cross-check's items, a round per batch, into crosscheck/ and crosscheck.csv, after the
     other load generator's ceiling (measured here if the run has none for it)."""
+    if run.context.profile.crosscheck and (why := crosscheck_skipped(run)):
+        run.context.manifest["crosscheck"] = {"skipped": why}
+        write_json(run.context.dir / MANIFEST, run.context.manifest)
+        progress.note(f"cross-check: {why}")
+        return
     items = crosscheck_items(run)
     if not items:
         return

@@ -38,6 +38,7 @@ class MatrixRequest:
     memory_rounds: int | None = None       # fresh processes per arm and case in the memory pass
     aa: str | None = None                  # A/A: two processes of this framework's default arm
     restart: str | None = None             # when the apps start afresh (Profile.restart); None: the profile's
+    reference: str | None = None           # the arm the console's bottom line compares the others against
 
     def case_numbers(self) -> list[int]:
         """The cases asked for (`--cases`), else every case of cases.csv."""
@@ -114,7 +115,7 @@ def execute(request: MatrixRequest, settings: dict, chosen: dict, launcher, engi
     say(f"run: {run.context.dir.name}: {len(run.items)} measurements, profile {run.context.manifest['profile']}, "
         f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {run.context.layout['note']}.")
     interrupts.catch(signal.SIGINT, signal.SIGTERM)
-    return run.execute(), run.context.dir
+    return run.execute(request.reference), run.context.dir
 
 
 def aa_arms(name: str) -> list[str]:

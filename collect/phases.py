@@ -44,12 +44,9 @@ def choose_loadgen(measured: dict) -> dict:
 def choose_layout(measured: dict, loadgen: str) -> dict:
     """The layout from the reference work: the fastest arm's REST case 1 gives the server's CPU per
     request (app + database) and the load generator's (collect/pinning.py choose)."""
-    cells = [e["rest_case_1"] for e in measured["apps"].values() if e["rest_case_1"].get("throughput_rps")]
-    fastest = max(cells, key=lambda c: c["throughput_rps"])
     generator = measured["loadgens"].get(loadgen, {}).get("loadgen_cpu_ms_per_req") \
-        or fastest["loadgen_cpu_ms_per_req"]
-    return pinning.choose(sorted(os.sched_getaffinity(0)), generator,
-                          (fastest["app_cpu_ms_per_req"] or 0) + (fastest["db_cpu_ms_per_req"] or 0))
+        or reference.fastest(measured)["loadgen_cpu_ms_per_req"]
+    return pinning.choose(sorted(os.sched_getaffinity(0)), generator, reference.server_ms_per_req(measured))
 
 
 def before_rounds(run, progress) -> None:

@@ -66,12 +66,12 @@ class Progress:
         print(text, file=self.stream, flush=True)
 
 
-def final_report(run_dir: Path, planned: int, rows: list[dict], stream) -> None:
+def final_report(run_dir: Path, planned: int, rows: list[dict], stream, reference: str | None = None) -> None:
     """The end-of-run summary: how many items ended in each state, every item that failed or is
-    flagged, then the bottom line the report opens with (the same counts and sentences: both come
-    from analysis.item_counts and analysis.bottom_line)."""
+    flagged, then the bottom line the report opens with, against the same `reference` (the same
+    counts and sentences: both come from analysis.item_counts and analysis.bottom_line)."""
     # Imported here: pandas and matplotlib load only once the measuring is over.
-    from analysis import bottom_line, load
+    from analysis import answer, bottom_line, load
 
     def say(text: str = "") -> None:
         print(text, file=stream, flush=True)
@@ -88,6 +88,11 @@ def final_report(run_dir: Path, planned: int, rows: list[dict], stream) -> None:
             say(f"  {r['status']}: {where}")
         elif r["flags"]:
             say(f"  flagged ({r['flags'].replace(';', ', ')}): {where}")
+    try:
+        said = bottom_line.for_run(run, reference)
+    except answer.UnknownReference as e:  # a resumed run's --reference is checked only here
+        say(f"\n{e}; the bottom line compares against the default reference instead.")
+        said = bottom_line.for_run(run)
     say("\nThe bottom line (the report opens with it):")
-    for sentence in bottom_line.for_run(run):
+    for sentence in said:
         say(textwrap.fill(sentence, width=100, initial_indent="  ", subsequent_indent="  "))

@@ -52,6 +52,18 @@ def read(run_dir: Path) -> dict | None:
         return None
 
 
+def fastest(measured: dict) -> dict | None:
+    """The reference work's REST case 1 of the arm that served it fastest (None: no arm served it)."""
+    cells = [e["rest_case_1"] for e in measured["apps"].values() if e["rest_case_1"].get("throughput_rps")]
+    return max(cells, key=lambda c: c["throughput_rps"], default=None)
+
+
+def server_ms_per_req(measured: dict) -> float | None:
+    """The servers' CPU per request (app and database) at the fastest arm's REST case 1."""
+    cell = fastest(measured)
+    return None if cell is None else (cell["app_cpu_ms_per_req"] or 0) + (cell["db_cpu_ms_per_req"] or 0)
+
+
 def measure(run, loadgens: list[str], progress) -> dict:
     """Measures the reference work with wrk (and with every load generator in `loadgens`, on the
     first arm's REST case 1) and writes reference.json; what it holds already is kept."""

@@ -38,6 +38,10 @@ LEAD_S = 25
 GAP_S = 3
 CONTROLLER_ENV = {"HEAP": "-Xms256m -Xmx512m"}
 PROBE_TIMEOUT_S = 90
+# How a controller's log says that every engine has ended the test. Its listeners have closed their
+# files by then; JMeter's controller still sleeps 5 s ("allow listeners to close files") before it
+# exits, which neither a probe nor a batch need wait out.
+ALL_ENDED = "All remote engines have ended test"
 # Beyond this, an engine's clock is too far off this machine's for measurements that start at shared
 # wall-clock times (the gap between two measurements is GAP_S).
 CLOCK_TOLERANCE_S = 0.5
@@ -118,9 +122,15 @@ def not_started(controller: Controller) -> str | None:
 
 def stop(controllers: list[Controller]) -> None:
     """Asks each controller to stop its engine's test (StopTestNow on its shutdown port, as
-    JMeter's stoptest.sh does), waits for them, then ends those still running."""
+    JMeter's stoptest.sh does), waits for them, then ends those still running. A controller whose
+    engine has ended the test (ended) or no longer answers is ended at once: the first only sleeps,
+    the second waits for an engine that cannot stop, so it only ever left after the whole grace (20 s
+    more after every lost engine)."""
     for c in controllers:
         if c.proc and c.proc.poll() is None:
+            if ended(c) or engine_lib.answering(c.endpoint):
+                stop_group(c.proc)
+                continue
             port = SHUTDOWN_PORT.search(read(c.log))
             if port:
                 with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
@@ -131,6 +141,12 @@ def stop(controllers: list[Controller]) -> None:
     for c in controllers:
         if c.proc and c.proc.poll() is None:
             stop_group(c.proc)
+
+
+def ended(c: Controller) -> bool:
+    """Whether the controller's engine has ended the test: its results are written, and the
+    controller, which then only sleeps before it exits, counts as done (ALL_ENDED)."""
+    return ALL_ENDED in read(c.log)
 
 
 def lost(endpoints: list[Endpoint]) -> str | None:
@@ -325,9 +341,7 @@ def probe(endpoint: Endpoint, index: int, engines: Engines, launcher: str, folde
     (c.folder / "plan.jmx").write_text(probe_plan(jtl))
     before = time.time()
     start_controller(c, controller_command(launcher, c.folder / "plan.jmx", endpoint, index, engines, c.log))
-    try:
-        c.proc.wait(PROBE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    if not probe_done(c, jtl):
         stop([c])
         return {"error": f"engine {endpoint} did not run a probe test in {PROBE_TIMEOUT_S} s; see {shown(c.log)}"}
     refused = not_started(c)
@@ -348,6 +362,20 @@ def probe(endpoint: Endpoint, index: int, engines: Engines, launcher: str, folde
     java = re.search(r"java\.version=(\S+)", read(c.log))
     return {**{k: int(found[k]) if k == "cores" else found[k] for k in FACTS}, "endpoint": str(endpoint),
             "ssl": engines.ssl, "controller_java": java.group(1) if java else None}
+
+
+def probe_done(c: Controller, jtl: Path) -> bool:
+    """Whether the probe's controller finished within PROBE_TIMEOUT_S: it exited, or its engine
+    ended the test and the sample is in (the controller, left only its 5 s sleep, is ended here)."""
+    deadline = time.monotonic() + PROBE_TIMEOUT_S
+    while c.proc.poll() is None:
+        if ended(c) and first_sample(jtl):
+            stop_group(c.proc)
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
 
 
 def clock_off(at: float, before: float, after: float) -> float | None:

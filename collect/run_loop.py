@@ -107,8 +107,9 @@ class RunLoop:
         collect/phases.py `own_apps`)."""
         return [phase for phase in PHASES if self.apps.ours or not phase.own_apps]
 
-    def execute(self) -> int:
-        """The phases in order (collect/phases.py), each resuming what it has left."""
+    def execute(self, reference: str | None = None) -> int:
+        """The phases in order (collect/phases.py), each resuming what it has left; the console's
+        bottom line at the end compares the other arms against `reference` (None: the report's default)."""
         todo = [item for item in self.items if not self.files.finished(item)]
         self.set_aside_unfinished()
         self.files.reconcile(self.items)
@@ -149,7 +150,7 @@ class RunLoop:
                 pinning.pin_threads(self.pinned_db, sorted(os.sched_getaffinity(0)))
         self.set_state("complete")
         run_dir = self.context.dir
-        final_report(run_dir, len(self.items), summary_rows(run_dir / SUMMARY), self.stream)
+        final_report(run_dir, len(self.items), summary_rows(run_dir / SUMMARY), self.stream, reference)
         return 0
 
     def todo(self) -> list[dict]:

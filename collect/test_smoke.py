@@ -3,7 +3,12 @@
 The one long test of the suite (a few minutes): it proves the whole pipeline still holds together.
 It measures the cases that between them send every request shape (cases 1-6: rows 1, 50 and 100,
 with and without a join; 7-18 repeat them at more users, which the smoke profile caps at 10
-connections anyway) and those the cross-check and the memory pass measure (1, 13, 18)."""
+connections anyway). Of those the cross-check and the memory pass measure (1, 13, 18) it has case 1:
+each pass then measures every framework x API on case 1 and leaves out the run's other cases.
+(13 and 18 cost two minutes, most of it the memory pass's 24 more fresh processes, and sent no shape
+that 1-6 do not; collect/test_faults.py resumes both passes over two of their cases, and
+jmeter-plans/test_jmeter_runs.py sends every shape with JMeter.) A smoke run over variants is
+collect/test_smoke_variants.py, apart so that pytest-xdist can run it on the other worker."""
 import csv
 import json
 
@@ -14,7 +19,7 @@ from benchlib.results import (CEILING, CROSSCHECK, LATENCY_STATES, MEMORY, REFER
 from collect.conftest import run_testbed
 
 LAYOUT = ("run.json", "results.jtl", "proc.csv", "top.csv", "app.log")
-CASES = (1, 2, 3, 4, 5, 6, 13, 18)
+CASES = (1, 2, 3, 4, 5, 6)
 
 
 def read_csv(path):
@@ -78,7 +83,8 @@ def test_smoke_profile_runs_every_framework_and_request_shape_through_every_phas
     ceilings = read_csv(run / CEILING)
     assert {(r["loadgen"], r["when"]) for r in ceilings} == {("wrk", "before"), ("wrk", "after"), ("jmeter", "before")}
     assert all(r["threads"] == "10" and float(r["ceiling_rps"]) >= float(r["throughput_rps"]) > 0 for r in ceilings)
-    # The cross-check: the other load generator's whole items on cases 1, 13 and 18.
+    # The cross-check: the other load generator's whole items on cases 1, 13 and 18 (here 1), measured
+    # although JMeter's reference work says they will be bound (the profile's crosscheck_always).
     crosscheck = read_csv(run / CROSSCHECK)
     assert {(r["framework"], r["api"], r["case"]) for r in crosscheck} == {k for k in ok if k[2] in ("1", "13", "18")}
     assert {r["loadgen"] for r in crosscheck} == {"jmeter"} \
@@ -104,38 +110,3 @@ def test_smoke_profile_runs_every_framework_and_request_shape_through_every_phas
     if (run / "report" / "tables" / "ranking.csv").exists():
         ranked = {r["framework"] for r in read_csv(run / "report" / "tables" / "ranking.csv")}
         assert ranked <= set(impls), ranked
-
-
-def test_a_smoke_run_over_variants_of_each_framework_records_what_each_really_ran(tmp_path, run_env):
-    # Measured by wrk alone, on cases outside the cross-check's and the memory pass's 1, 13 and 18:
-    # what this test reads is in the rounds' items; the smoke test above runs every pass.
-    arms = ["aspnet", "aspnet:mysql-data", "aspnet:no-datas", "express", "express:node20"]
-    result = run_testbed("run", "--profile", "smoke", "--variants", ",".join(arms), "--apis", "rest",
-                         "--cases", "2,4", "--loadgen", "wrk", "--results-dir", str(tmp_path), env=run_env)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
-    [run] = [p for p in tmp_path.iterdir() if p.is_dir()]
-    manifest = json.loads((run / "manifest.json").read_text())
-    assert manifest["settings"]["frameworks"] == arms and list(manifest["frameworks"]) == arms
-    assert [manifest["frameworks"][a]["variant_run"] for a in arms] == [
-        "default", "mysql-data", "no-datas", "default", "node20"]
-    assert len({manifest["ports"][a] for a in arms}) == 5  # served side by side
-    loaded = {}
-    for arm in arms:
-        for case in (2, 4):
-            record = json.loads((run / arm / "rest" / f"case-{case:02d}" / "iter-01" / "run.json").read_text())
-            assert record["status"] == "ok" and record["results"]["samples"] > 0, (arm, case, record)
-            assert record["variant"] == manifest["frameworks"][arm]["variant_run"]
-            loaded[arm] = record["loaded"]
-    # Read from each process at start-up, not from framework.json.
-    assert loaded["aspnet"]["driver"] == "MySqlConnector" and loaded["aspnet:mysql-data"]["driver"] == "MySql.Data"
-    assert loaded["express"]["runtime"].startswith("Node.js v24.")
-    assert loaded["express:node20"]["runtime"].startswith("Node.js v20.")
-    # The GC and heap settings in force, as each runtime reports them, in every item and the manifest.
-    # (On one processor the runtime runs Workstation GC, DATAS off, whatever the settings say.)
-    several = int(loaded["aspnet"]["processor_count"]) > 1
-    assert [loaded[a]["gc_datas"] for a in ("aspnet", "aspnet:no-datas")] == [str(several).lower(), "false"]
-    assert all(loaded[a]["gc_mode"] == ("server" if several else "workstation") and int(loaded[a]["gc_heap_count"]) >= 1
-               for a in arms if a.startswith("aspnet"))
-    assert all(loaded[a]["heap_size_limit_mb"] > 0 and loaded[a]["exec_argv"] == []
-               for a in ("express", "express:node20"))
-    assert all(manifest["frameworks"][a]["loaded"] == loaded[a] for a in arms)

@@ -259,6 +259,9 @@ def protocol(profile, remote_engines: bool) -> dict:
                                           "repeated until two attempts agree, before and after the rounds",
         "crosscheck": f"the other load generator on cases {', '.join(map(str, profile.crosscheck_cases))}, in "
                       f"{profile.crosscheck_iterations()} of the rounds, through the same windows and checks"
+                      + ("" if profile.crosscheck_always else
+                         " (not measured where the reference work shows its CPU per request above the "
+                         "servers': crosscheck.skipped)")
                       if profile.crosscheck else None,
         "memory": f"each case on a fresh process under {profile.memory_s:g} s of wrk load (VmHWM), "
                   f"{profile.memory_rounds} per arm and case"

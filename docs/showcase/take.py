@@ -23,7 +23,7 @@ TABLES = ("verdicts.csv", "answer.csv", "validity.csv", "extra_graphql_samples.c
 # The report's first screen ends where the answer begins.
 FIRST_SCREEN_END = "\n## The answer"
 # Paragraphs of later sections that reading-the-report.md quotes figures from: (section, first words).
-QUOTED = (("## Can you trust this run?", "JMeter's items in the cross-check:"),
+QUOTED = (("## Can you trust this run?", "No second load generator's ratio:"),
           ("## The machine and the load", "Where the cores were full,"))
 
 

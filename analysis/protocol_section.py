@@ -17,8 +17,7 @@ HEADING = "The protocol's own checks"
 
 def section(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons: list, tabs: Path) -> None:
     """`comparisons`: the run's answer.Versus, framework and variant alike."""
-    orders = pd.concat([order_effect.table(run, v.numerator, v.denominator) for v in comparisons]
-                       or [pd.DataFrame(columns=order_effect.COLUMNS)], ignore_index=True)
+    orders = per_comparison(order_effect, run, comparisons)
     orders.to_csv(tabs / "order_effect.csv", index=False)
     if not run.manifest.settings.aa and orders.empty:
         return
@@ -27,12 +26,17 @@ def section(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons: list, t
         calibration_part(doc, run, every_answer, comparisons, tabs)
     if not orders.empty:
         order_part(doc, run, orders, comparisons)
-    rounds = pd.concat([round_effect.table(run, v.numerator, v.denominator) for v in comparisons]
-                       or [pd.DataFrame(columns=round_effect.COLUMNS)], ignore_index=True)
+    rounds = per_comparison(round_effect, run, comparisons)
     rounds.assign(departures=rounds["departures"].map(round_effect.departures_text)) \
         .to_csv(tabs / "round_effect.csv", index=False)
     if rounds["p"].notna().any():
         rounds_part(doc, rounds)
+
+
+def per_comparison(check, run: Run, comparisons: list) -> pd.DataFrame:
+    """One check's table (order_effect, round_effect: its `table` and `COLUMNS`) over every comparison."""
+    return pd.concat([check.table(run, v.numerator, v.denominator) for v in comparisons]
+                     or [pd.DataFrame(columns=check.COLUMNS)], ignore_index=True)
 
 
 def calibration_part(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons: list, tabs: Path) -> None:

@@ -48,10 +48,9 @@ def fit(found: pd.DataFrame) -> dict:
     ms_round = cells * float((by_round ** 2).sum()) / (rounds - 1)
     ms_residual = float((residual.to_numpy() ** 2).sum()) / ((cells - 1) * (rounds - 1))
     between = max(0.0, (ms_round - ms_residual) / cells)
-    within = ms_residual
     return {"cells": cells, "rounds": rounds,
             "departures": {int(r): math.exp(v) for r, v in by_round.items()},
-            "correlation": between / (between + within) if between + within > 0 else 0.0,
+            "correlation": between / (between + ms_residual) if between + ms_residual > 0 else 0.0,
             "p": float(stats.f.sf(ms_round / ms_residual, rounds - 1, (cells - 1) * (rounds - 1)))
             if ms_residual > 0 else None}
 

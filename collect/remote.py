@@ -269,7 +269,7 @@ def report_of(path: Path) -> dict:
         return {"cpu_mean_pct": None, "cpu_peak_pct": None, "cores": None, "late_ms": None}
     # No reading at all: the reporter began after the window closed (its script compiles on first
     # use, which a window of 1 s can outlast), so the engine's CPU is unknown, not 0.
-    read = int(values.get("samples", 1)) > 0
+    read = int(values["samples"]) > 0
     return {"cpu_mean_pct": float(values["cpu_mean_pct"]) if read else None,
             "cpu_peak_pct": float(values["cpu_peak_pct"]) if read else None,
             "cores": int(values["cores"]), "late_ms": int(values["late_ms"])}

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,8 @@ from benchlib import apps, toolchains
 from benchlib.console import UserError
 from benchlib.net import free_port
 from benchlib.paths import ROOT
-from benchlib.toolchains import DOTNET, JAVA, NODE, needed, require
+from benchlib.packages import DEBIAN
+from benchlib.toolchains import DOTNET, GO, JAVA, NODE, needed, require
 
 # What each prints for its version: node to stdout, dotnet one line per SDK, java to stderr.
 OLD = {"node": "echo v18.19.0",  # Debian 12's nodejs
@@ -100,6 +102,14 @@ def test_a_tool_that_prints_no_version_is_reported(path):
 
 def test_the_tools_of_this_machine_pass():
     require(needed(apps.frameworks()))
+
+
+def test_go_comes_from_debian_with_the_libraries_gin_api_builds_against():
+    """So a fresh clone's `./testbed run --frameworks all` installs it before the check, as setup does."""
+    assert "golang-go" in DEBIAN[GO.debian]
+    require([GO])
+    assert all((Path("/usr/share/gocode/src") / library).is_dir()
+               for library in ("github.com/gin-gonic/gin", "github.com/graph-gophers/graphql-go"))
 
 
 def test_only_a_framework_that_runs_dotnet_needs_its_sdk():

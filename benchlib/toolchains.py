@@ -1,8 +1,9 @@
 """The toolchains a command needs from the machine (Node.js, the .NET SDK, Java), checked before it
 does any work: a fresh Debian or Ubuntu lacks some of them or ships one too old (Debian 12's
 Node.js is 18), which otherwise surfaced minutes later as a failed npm ci, build or JMeter start.
-One line names every tool that is missing or too old, the version found, the one needed and the
-heading of docs/troubleshooting.md that gives its install steps."""
+A toolchain Debian packages (Go, with the libraries gin-api builds against) is installed first, as
+`./testbed setup` would; then one line names every tool still missing or too old, the version found,
+the one needed and the heading of docs/troubleshooting.md that gives its install steps."""
 import os
 import re
 import shlex
@@ -11,6 +12,7 @@ import subprocess
 from dataclasses import dataclass, replace
 
 from benchlib.console import fail
+from benchlib.packages import ensure_debian
 
 DOCS = "docs/troubleshooting.md"
 
@@ -26,6 +28,7 @@ class Toolchain:
     user: str             # what in the testbed needs it
     anchor: str           # the heading of DOCS with its install steps
     same_minor: bool = False  # a later major.minor does not do either
+    debian: str | None = None  # the part of benchlib/packages.py's DEBIAN that installs it, if Debian's will do
 
     def program(self) -> str | None:
         return shutil.which(self.command)
@@ -75,9 +78,9 @@ NODE = Toolchain("Node.js", "node", ("--version",), r"(?m)^v(\d+\.\d+\.\d+)", (2
 DOTNET = Toolchain(".NET SDK", "dotnet", ("--list-sdks",), r"(?m)^(\d+\.\d+\.\d+\S*) \[", (10, 0, 401),
                    "10.0.401 or a later 10.0 feature band", "ASP.NET Core", "the-net-sdk-10", same_minor=True)
 # gin-api builds in GOPATH mode against Debian's Go library packages (gin-api/build.sh); Debian 12's
-# golang-go is 1.19, which `./testbed setup` installs with them (benchlib/packages.py, DEBIAN["go"]).
+# golang-go is 1.19, installed with them (benchlib/packages.py, DEBIAN["go"]).
 GO = Toolchain("Go", "go", ("version",), r"go version go(\d+\.\d+(?:\.\d+)?)", (1, 19), "1.19 or later",
-               "gin", "go-119-or-later")
+               "gin", "go-119-or-later", debian="go")
 # JMeter 5.6.3 itself starts on Java 8; 17 is what the testbed is tested on (Debian 12's default,
 # the Docker runner's). A "1.8.0_392" is Java 8.
 JAVA = Java("Java", "java", ("-version",), r'version "(?:1\.(?=\d\.))?(\d+(?:\.\d+)*)', (17,), "17 or later",
@@ -109,7 +112,12 @@ def needed(frameworks) -> list[Toolchain]:
 
 
 def require(toolchains) -> None:
-    """Fails with one line naming every toolchain that is missing or too old."""
+    """Installs the Debian parts of these toolchains where missing (a fresh clone's `./testbed run
+    --frameworks all` needs Go and its libraries), then fails with one line naming every toolchain
+    that is missing or too old."""
+    parts = list(dict.fromkeys(t.debian for t in toolchains if t.debian))
+    if parts:
+        ensure_debian(*parts)
     problems = [p for p in (t.problem() for t in toolchains) if p]
     if problems:
         fail("; ".join(problems) + ".")

@@ -72,6 +72,8 @@ class Arm:
     variant_settings: Mapping = _empty()  # the variant's, over them (free-form)
     env: Mapping = _empty()            # free-form
     loaded: Mapping = _empty()         # what the arm's process reported loading (free-form)
+    runtime: str | None = None         # framework.json's runtime, in words
+    deviations: tuple[Mapping, ...] = ()  # where its libraries depart from the contract: check, request, why, upstream
 
     @classmethod
     def from_dict(cls, name: str, raw) -> "Arm":
@@ -87,7 +89,8 @@ class Arm:
             type=raw["type"] if isinstance(raw.get("type"), str) else "",
             colour=_text(raw.get("colour")),
             settings=_frozen(raw.get("settings")), variant_settings=_frozen(variant.get("settings")),
-            env=_frozen(raw.get("env")), loaded=_frozen(raw.get("loaded")))
+            env=_frozen(raw.get("env")), loaded=_frozen(raw.get("loaded")), runtime=_text(raw.get("runtime")),
+            deviations=tuple(_frozen(d) for d in raw.get("deviations") or () if isinstance(d, dict)))
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""The report's sections on the run itself: "The run" (profile, commits, machine, versions, the
-load applied, and the load engines where there were any), "How to read this report", "Iterations",
+"""The report's sections on the run itself: "The run" (profile, commits, machine, versions, what
+each arm ran and where its libraries depart from the contract, the load applied, and the load
+engines where there were any), "How to read this report", "Iterations",
 and at the report's end the appendix of flagged, excluded and failed iterations."""
 import datetime
 
@@ -26,6 +27,7 @@ def section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame
     doc.para(f"Machine: {known(hardware.cpu_model)}, {run.cores} cores, "
              f"{known(hardware.mem_total_mb)} MB RAM, kernel {known(hardware.kernel)}. "
              "Versions: " + ", ".join(f"{k} {v}" for k, v in m.versions.items()) + ".")
+    arms(doc, run)
     profile = m.settings.profile
     if profile is not None and profile.threads:
         doc.para(f"Load ({known(profile.name)} profile): "
@@ -57,6 +59,38 @@ def section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame
     if run.duplicates:
         doc.para(f"summary.csv held {run.duplicates} row(s) for cells that were run again; the last "
                  "row of each cell was used.")
+
+
+def arms(doc: Doc, run: Run) -> None:
+    """Each arm's runtime as its process reported it, its processes and connections, and each
+    deviation from the contract its framework.json declares: a reader weighs a ratio against what
+    the two arms were allowed to do differently."""
+    doc.table(pd.DataFrame([arm_row(run.entry(arm)) for arm in run.arms]),
+              "The arms: the runtime each process reported loading (else its framework.json's), its "
+              "processes and database connections in all (the manifest's `frameworks` has every setting)")
+    declared = [(run.entry(arm), d) for arm in run.arms for d in run.entry(arm).deviations]
+    if not declared:
+        doc.para("No arm's framework.json declares a deviation from the contract (`deviations`, "
+                 "contract/README.md).")
+        return
+    doc.para("Declared deviations: where an arm's libraries depart from the contract, as its framework.json "
+             "declares them and `./testbed verify` counts them (contract/README.md, \"Declared deviations\").")
+    doc.bullets([f"{entry.display_name} ({entry.name}), {known(d.get('check'))}, `{known(d.get('request'))}`: "
+                 f"{known(d.get('why'))} (upstream: {known(d.get('upstream'))})" for entry, d in declared])
+
+
+def arm_row(entry) -> dict:
+    def setting(*keys):
+        for values in (entry.variant_settings, entry.settings, entry.loaded):
+            for key in keys:
+                if key in values:
+                    return values[key]
+        return None
+    return {"Arm": entry.display_name, "Variant": entry.variant, "Type": entry.type or "?",
+            "Runtime": known(entry.loaded.get("runtime") or entry.runtime),
+            "Processes": known(setting("processes")),
+            "Connections": known(setting("pool_size_total", "pool_size")),
+            "Declared deviations": len(entry.deviations)}
 
 
 def significance_text(run: Run) -> str:

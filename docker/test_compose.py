@@ -19,6 +19,7 @@ from benchlib.builds import build
 from benchlib.cases import STUDY_PAIR, find_case
 from benchlib.jtl import summarize
 from benchlib.net import free_port
+from benchlib.packages import DEBIAN
 from benchlib.paths import IDS, ROOT
 from benchlib.processes import stop_group
 from benchlib.results import SCHEMA_VERSION, SUMMARY_COLUMNS, summary_rows
@@ -26,15 +27,17 @@ from collect.app_pool import READINESS_PATH
 from collect.batch import jmeter_command
 from collect.profiles import PROFILES
 from compose_files import (COMPOSE, VARIABLE, build_args, build_context, cnf_options,
-                           context_files, copy_arguments, dockerfile_of, dockerfiles, env_example,
-                           grants, instructions, named_contexts, raw_compose, services, stages,
-                           targets)
+                           context_files, copy_arguments, dockerfile_of, dockerfiles, dockerignore,
+                           env_example, grants, instructions, named_contexts, raw_compose, services,
+                           stages, targets)
 
 RUNNER = ROOT / "docker" / "jmeter" / "run-matrix.sh"
-# Each API's default port (its framework.json's default_port), in the containers too; MySQL on its
-# own default inside its network.
-DEFAULT_PORTS = {"aspnet": 5000, "express": 3000, "fastify": 3100}
-API_SERVICES = {"aspnet": "aspnet-api", "express": "express-api", "fastify": "fastify-api"}
+# Every implementation (*/framework.json) is an API service named after its folder, on its
+# framework.json's default_port in the containers too; MySQL on its own default inside its network.
+API_SERVICES = {f["name"]: f["dir"].name for f in frameworks()}
+DEFAULT_PORTS = {f["name"]: f["default_port"] for f in frameworks()}
+# The image recipe of every Node app (built from the app's folder with --file).
+NODE_DOCKERFILE = ROOT / "node-common" / "Dockerfile"
 MYSQL_PORT = 3306
 # Options of db/my.cnf that docker/mysql/my.cnf leaves out on purpose (explained in its header).
 MYSQL_LEFT_OUT = {"bind_address", "port", "query_cache_type", "query_cache_size"}
@@ -50,6 +53,15 @@ def by_manifest() -> dict:
             if build_context(service) == manifest["dir"].resolve():
                 found[manifest["name"]] = (manifest, name, service)
     return found
+
+
+def node_frameworks() -> list[str]:
+    """The frameworks whose service is built with the Node apps' recipe."""
+    return sorted(name for name, (_, _, service) in by_manifest().items() if dockerfile_of(service) == NODE_DOCKERFILE)
+
+
+def go_frameworks() -> list[str]:
+    return sorted(f["name"] for f in frameworks() if f.get("language") == "Go")
 
 
 def default_frameworks() -> list[str]:
@@ -78,7 +90,7 @@ MEASUREMENT = re.compile(r"  measurement \d+: (\S+) (\S+) case (\d+) at (\S+):(\
 # ---------------------------------------------------------------- the compose file
 
 def test_compose_file_parses_and_defines_the_whole_testbed():
-    assert set(services()) == {"mysql", "seed", "aspnet-api", "express-api", "fastify-api", "jmeter"}
+    assert set(services()) == {"mysql", "seed", "jmeter", *API_SERVICES.values()}
     assert services()["mysql"]["image"].startswith("mysql:8.4."), "the study's database is MySQL"
     assert services()["jmeter"]["profiles"] == ["bench"], "the runner must not start on `up`"
 
@@ -94,7 +106,6 @@ def test_every_api_manifest_exists_and_has_a_service():
 def test_api_ports_environment_and_start_agree_with_manifest_and_design(framework):
     manifest, name, service = by_manifest()[framework]
     port = DEFAULT_PORTS[framework]
-    assert manifest["default_port"] == port
     env = service["environment"]
     assert env[manifest["port_env"]] == str(port)
     assert any(str(p).endswith(f":{port}:{port}") for p in service["ports"]), service["ports"]
@@ -230,8 +241,10 @@ def test_every_image_is_pinned_and_never_latest():
             names.add(stage["name"])
     assert images
     for image in images:
-        tag = image.split("@")[0].rsplit("/", 1)[-1].partition(":")[2]
-        assert "@sha256:" in image or re.match(r"\d+\.\d+\.\d+", tag), f"{image}: pin an exact version"
+        repository, _, tag = image.split("@")[0].rsplit("/", 1)[-1].partition(":")
+        # Debian's own images have no x.y.z: their exact tag is a dated build (bookworm-20260202[-slim]).
+        dated = repository == "debian" and re.fullmatch(r"[a-z]+-\d{8}(?:-slim)?", tag)
+        assert "@sha256:" in image or re.match(r"\d+\.\d+\.\d+", tag) or dated, f"{image}: pin an exact version"
         assert "latest" not in tag, image
 
 
@@ -267,7 +280,7 @@ def test_every_file_a_dockerfile_copies_is_in_its_context(name):
     assert copied, "a Dockerfile that copies nothing from its context"
 
 
-@pytest.mark.parametrize("framework", ["express", "fastify"])
+@pytest.mark.parametrize("framework", node_frameworks())
 def test_node_api_images_run_the_node_version_of_the_default_variant(framework):
     [manifest] = [f for f in frameworks() if f["name"] == framework]
     # The default variant's runtime, or the manifest's where the variant does not restate it.
@@ -301,7 +314,7 @@ def workdir(stage: dict) -> PurePosixPath:
     return PurePosixPath([rest for keyword, rest in stage["steps"] if keyword == "WORKDIR"][-1])
 
 
-@pytest.mark.parametrize("folder", ["express-api", "fastify-api", "seed"])
+@pytest.mark.parametrize("folder", [*(API_SERVICES[f] for f in node_frameworks()), "seed"])
 def test_node_images_receive_every_module_they_import(folder):
     """From CMD's entry point, every module the app imports (relative imports, a local package's
     modules by name) and every file it reads beside a module (new URL) is in the final image where
@@ -358,6 +371,68 @@ def test_node_images_receive_every_module_they_import(folder):
     # Each named context is there for a file the app reaches.
     for name, folder_path in named.items():
         assert any(module.is_relative_to(folder_path) for module in seen), f"{folder} reaches nothing of {name}"
+
+
+def recorded_packages(manifest: dict) -> dict[str, str]:
+    """The Debian packages framework.json's settings name with their versions: each library's
+    `(golang-…-dev 1.8.1-1)` and the runtime's `golang-1.19-go 1.19.8-2`."""
+    settings = manifest["settings"]
+    texts = [*settings["libraries"].values(), settings["runtime"]]
+    return dict(pair for text in texts for pair in re.findall(r"\b(golang-[a-z0-9.-]+) (\d[\w.:~+-]*\d)", text))
+
+
+def apt_installs(stage: dict) -> dict[str, str | None]:
+    """package -> pinned version (None when unpinned) of every `apt-get install` in the stage."""
+    found = {}
+    for keyword, rest in stage["steps"]:
+        if keyword != "RUN":
+            continue
+        words = shlex.split(rest)
+        for start in (i + 1 for i, w in enumerate(words) if w == "install" and words[i - 1] == "apt-get"):
+            for word in words[start:]:
+                if word in ("&&", "||", ";"):
+                    break
+                if not word.startswith("-"):
+                    name, _, version = word.partition("=")
+                    found[name] = version or None
+    return found
+
+
+@pytest.mark.parametrize("framework", go_frameworks())
+def test_go_api_images_build_as_the_native_build_does(framework):
+    """A Go API's image is built as on the development machines: a Debian 12 build stage installs
+    what `./testbed setup` installs (DEBIAN["go"]), each Go package at the version framework.json
+    records, and runs the manifest's build (whose dpkg-query stamps need Debian); the native
+    build's output stays out of the context; the final stage, the same Debian build, holds the
+    binary where `start` names it and every file of contract/ the Go code reads (a relative
+    path from the working directory) where that path points from WORKDIR."""
+    manifest, _, service = by_manifest()[framework]
+    found = stages(dockerfile_of(service), build_args(service))
+    build_stage, final = found[0], found[-1]
+    assert re.fullmatch(r"debian:bookworm-\d{8}", build_stage["image"]), "Debian 12: framework.json names its packages"
+    assert final["image"] == f"{build_stage['image']}-slim", "the glibc the binary was linked against"
+
+    installed = apt_installs(build_stage)
+    recorded = recorded_packages(manifest)
+    assert len(recorded) == len(manifest["settings"]["libraries"]) + 1, recorded
+    assert {p: installed.get(p) for p in recorded} == recorded
+    assert all(installed.get(p) for p in DEBIAN["go"]), f"pin every package of DEBIAN['go']: {installed}"
+    assert ("RUN", manifest["build"]) in build_stage["steps"]
+    assert dockerignore(manifest["dir"])(manifest["start"][0]), "the native build's binary must not enter the context"
+
+    built = str(workdir(build_stage) / manifest["start"][0])
+    assert ({"from": build_stage["name"]}, [built, f"./{manifest['start'][0]}"]) in copies(final)
+    binary = str(workdir(final) / manifest["start"][0])
+    assert [json.loads(rest) for keyword, rest in final["steps"] if keyword == "CMD"][-1] == [binary]
+
+    sources = [p for p in manifest["dir"].rglob("*.go") if not p.name.endswith("_test.go")
+               and not dockerignore(manifest["dir"])(p.relative_to(manifest["dir"]).as_posix())]
+    read = {path for source in sources for path in re.findall(r'"((?:\.\./)+contract/[^"]+)"', source.read_text())}
+    assert read, "the SDL the app reads"
+    assert named_contexts(service)["contract"] == (ROOT / "contract").resolve()
+    for path in read:
+        target = os.path.normpath(workdir(final) / path)
+        assert ({"from": "contract"}, [path.split("contract/", 1)[1], target]) in copies(final), path
 
 
 @pytest.mark.parametrize("dockerfile", dockerfiles(), ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -498,7 +573,7 @@ def test_runner_image_verifies_the_same_jmeter_archive_as_the_cli():
     # ./testbed run's words for the same mistakes (collect/preflight.py), naming the variable
     ({"CASES": "19"}, "no case 19; cases are 1-18."),
     ({"CASES": "1,x"}, "CASES: numbers and ranges such as 1,4,7-9, not 'x'."),
-    ({"FRAMEWORKS": "spring"}, "no framework named 'spring'; known: aspnet, express, fastify (TARGETS)."),
+    ({"FRAMEWORKS": "spring"}, f"no framework named 'spring'; known: {', '.join(sorted(API_SERVICES))} (TARGETS)."),
     ({"APIS": "soap"}, "unknown API soap; choose from rest, graphql."),
     ({"PROFILE": "long"}, f"PROFILE: invalid choice: 'long' (choose from {', '.join(map(repr, PROFILES))})."),
     ({"ITERATIONS": "0"}, "ITERATIONS must be 1 or more."),

@@ -83,7 +83,12 @@ RUNTIMES = {
     },
     ".NET": {
         # 3: the perf map alone (1 adds a jitdump file per process, which perf script does not read).
-        "env": {"DOTNET_PerfMapEnabled": "3"},
+        # Without W^X the JIT writes code to anonymous memory, where perf looks it up in the map; with
+        # it, to a shared memory file perf cannot name.
+        "env": {"DOTNET_PerfMapEnabled": "3", "DOTNET_EnableWriteXorExecute": "0"},
+        # libcoreclr.so ships without symbols, so its GC's frames are nameless: the GC's own threads
+        # name them instead (Server GC collects on them; an allocation's slow path stays unnamed).
+        "threads": (("GC", r"^\.NET (Server GC|BGC)"), ("runtime", r"^\.NET Tiered")),
         "categories": (
             ("GC", r"(SVR|WKS)::|libclrgc"),
             ("JSON", dotnet_modules(r"System\.Text\.Json", r"GraphQL\.SystemTextJson")),
@@ -109,7 +114,7 @@ def parse_args(argv):
     p.add_argument("--case", type=int, default=1, help="the cell's case, 1-18 (default 1)")
     p.add_argument("--warmup", type=int, default=5, help="unmeasured seconds of the same load first (default 5)")
     p.add_argument("--duration", type=int, default=20, help="measured and recorded seconds (default 20)")
-    p.add_argument("--frequency", type=int, default=499, help="perf's samples per second per CPU (default 499)")
+    p.add_argument("--frequency", type=int, default=499, help="perf's sampling frequency, Hz (default 499)")
     args = p.parse_args(argv)
     if min(args.warmup, args.duration, args.frequency) < 1:
         p.error("--warmup, --duration and --frequency must be at least 1")
@@ -135,7 +140,8 @@ def check_seeded() -> None:
 
 def os_counters(pid: int) -> dict:
     """The app's CPU seconds, threads and context switches so far, and its peak RSS (kB). Context
-    switches are per thread: /proc/PID/status counts the main thread's alone."""
+    switches are summed over the threads (/proc/PID/status counts the main thread's alone), so a
+    thread that ends takes its own with it."""
     switches = Counter()
     tasks = list(Path(f"/proc/{pid}/task").iterdir())
     for task in tasks:
@@ -179,20 +185,20 @@ def record(perf: str, base: str, cell: dict, args, pid: int, log: Path, data: Pa
             "db_cpu_s": db_after - db_before if db_pid else None}
 
 
-def stacks(perf: str, data: Path) -> list[list[str]]:
-    """Each sample's frames as `symbol (dso)`, innermost first."""
-    out = subprocess.run([perf, "script", "-i", str(data), "-F", "ip,sym,dso"],
+def stacks(perf: str, data: Path) -> list[tuple[str, list[str]]]:
+    """Each sample's thread name and frames as `symbol (dso)`, innermost first."""
+    out = subprocess.run([perf, "script", "-i", str(data), "-F", "comm,ip,sym,dso"],
                          capture_output=True, text=True)
     if out.returncode != 0:
         fail(f"perf script failed: {(out.stderr.strip().splitlines() or ['no message'])[-1]}")
-    samples, frames = [], []
+    samples, thread = [], ""
     for line in out.stdout.splitlines():
         if line.startswith("\t"):
-            frames.append(line.strip().split(None, 1)[1] if " " in line.strip() else "[unknown]")
-        elif frames:
-            samples.append(frames)
-            frames = []
-    return samples + ([frames] if frames else [])
+            samples[-1][1].append(line.strip().split(None, 1)[1] if " " in line.strip() else "[unknown]")
+        elif line.strip():
+            thread = line.strip()
+            samples.append((thread, []))
+    return [(thread, frames) for thread, frames in samples if frames]
 
 
 @functools.cache
@@ -201,11 +207,12 @@ def named(frame: str, categories: tuple) -> str | None:
     return next((name for name, pattern in categories if re.search(pattern, frame)), None)
 
 
-def category(frames: list[str], runtime: dict) -> str:
+def category(thread: str, frames: list[str], runtime: dict) -> str:
     if frames[0].endswith(KERNEL_DSO):
         kernel = [frame for frame in frames if frame.endswith(KERNEL_DSO)]
         return next(filter(None, (named(frame, KERNEL) for frame in kernel)), "kernel: other")
-    return next(filter(None, (named(frame, runtime["categories"]) for frame in frames)), None) \
+    by_frame = next(filter(None, (named(frame, runtime["categories"]) for frame in frames)), None)
+    return named(thread, runtime.get("threads", ())) or by_frame \
         or ("runtime" if re.search(runtime["runtime"], frames[0]) else "other")
 
 
@@ -217,7 +224,7 @@ def shown(frame: str) -> str:
     return text if len(text) <= SHOWN else text[:SHOWN - 1] + "…"
 
 
-def report(args, r: dict, samples: list[list[str]], runtime: dict) -> None:
+def report(args, r: dict, samples: list[tuple[str, list[str]]], runtime: dict) -> None:
     before, after, window = r["before"], r["after"], r["window_s"]
     app_cpu = after["cpu_s"] - before["cpu_s"]
     requests = r["samples"]
@@ -235,7 +242,7 @@ def report(args, r: dict, samples: list[list[str]], runtime: dict) -> None:
         every = f", one per {requests / cycles:.0f} requests" if cycles else ""
         say(f"GC (gctrace)   {cycles} cycles ({cycles / window:.1f}/s{every}), {gc_cpu:.2f} CPU s = "
             f"{100 * gc_cpu / app_cpu:.1f} % of the app's CPU")
-    categories = [category(frames, runtime) for frames in samples]
+    categories = [category(thread, frames, runtime) for thread, frames in samples]
     counts = Counter(categories)
     total = len(samples)
     say(f"\nperf samples   {total} at {args.frequency} Hz over {args.duration} s, by category "
@@ -243,17 +250,19 @@ def report(args, r: dict, samples: list[list[str]], runtime: dict) -> None:
     order = [n for n, _ in KERNEL] + ["kernel: other"] + [n for n, _ in runtime["categories"]] + ["runtime", "other"]
     for cat in order:
         say(f"  {cat:<34} {100 * counts[cat] / total:5.1f} %")
-    unnamed = Counter(shown(frames[0]) for frames, cat in zip(samples, categories) if cat == "other")
+    unnamed = Counter(shown(frames[0]) for (_, frames), cat in zip(samples, categories) if cat == "other")
     if unnamed:
         say("  other: no pattern named any frame; its leading own symbols: "
             + ", ".join(f"{s} {100 * n / total:.1f} %" for s, n in unnamed.most_common(3)))
     say(f"\ntop {TOP} symbols by self share:")
-    for symbol, n in Counter(shown(frames[0]) for frames in samples).most_common(TOP):
+    for symbol, n in Counter(shown(frames[0]) for _, frames in samples).most_common(TOP):
         say(f"  {100 * n / total:5.1f} %  {symbol}")
 
 
 def profile(args) -> int:
     arm = apps.select_arms([args.framework])[0]
+    if args.api not in apps.served_apis(arm):
+        fail(f"{arm['name']} does not serve {args.api} (its framework.json apis).")
     cell = {"api": args.api, **find_case(args.case)}
     perf = need_tool("perf", "Install it: apt-get install linux-perf.")
     ensure_debian("load")

@@ -51,7 +51,8 @@ def dotnet_modules(*names: str) -> str:
 
 # Per runtime (the start of framework.json's `runtime`): the environment that names its frames or
 # traces its GC, the categories (the first pattern that names a frame gives its category, matched
-# against perf's `symbol (dso)`), and what marks a frame as the runtime's own.
+# against perf's `symbol (dso)`), what marks a frame as the runtime's own, and optionally the
+# threads whose name gives their samples' category before any frame does.
 RUNTIMES = {
     "Go": {
         # Native symbols need no map; gctrace writes a line per GC cycle to stderr (the app's log).

@@ -281,8 +281,11 @@ def profile(args) -> int:
             figures = record(perf, base, cell, args, pid, log, Path(tmp) / "perf.data")
             samples = stacks(perf, Path(tmp) / "perf.data")
         finally:
-            for left in (f"/tmp/perf-{pid}.map", f"/tmp/perfinfo-{pid}.map"):
-                Path(left).unlink(missing_ok=True)
+            # The symbol maps, and the log V8 writes beside them in the app's folder under Node.js 24.
+            left = [Path(f"/tmp/perf-{pid}.map"), Path(f"/tmp/perfinfo-{pid}.map"),
+                    *Path(arm["dir"]).glob(f"isolate-*-{pid}-v8.log")]
+            for path in left:
+                path.unlink(missing_ok=True)
     if not samples:
         fail("perf recorded no samples of the app.")
     report(args, figures, samples, runtime)

@@ -3,13 +3,14 @@
     frameworks   implementations and their variants side by side, in interleaved rounds
     headroom     how much load JMeter can drive here, against wrk on the cheapest endpoint
     levels       which level a cell's ratio moves at: fresh processes, the same cell again, after other cells
+    profile      where one implementation spends its CPU on one cell: perf's samples by category, OS and GC counters
 """
 import sys
 
 from benchlib.console import UserError
-from bench import headroom, http_bench, levels
+from bench import headroom, http_bench, levels, profile
 
-TOOLS = {"frameworks": http_bench.main, "headroom": headroom.main, "levels": levels.main}
+TOOLS = {"frameworks": http_bench.main, "headroom": headroom.main, "levels": levels.main, "profile": profile.main}
 
 
 def main(argv=None) -> int:

@@ -23,11 +23,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from benchlib import apps, jmeter, jtl
-from benchlib.builds import build
-from benchlib.net import free_port
 from benchlib.packages import need_tool
 from benchlib.paths import IDS
-from benchlib.processes import cpu_seconds, stop_group
+from benchlib.processes import cpu_seconds
 
 WRK_SCRIPT = """
 local ids, i = {}, 0
@@ -107,14 +105,8 @@ def target(framework, port):
         apps.wait_ready(chosen, port, timeout=5)
         yield port, None
         return
-    build(chosen)
-    port = free_port()
-    proc = apps.start_app(chosen, port)
-    try:
-        apps.wait_ready(chosen, port, proc)
+    with apps.started(chosen) as (proc, port):
         yield port, proc.pid
-    finally:
-        stop_group(proc)
 
 
 def cpu_per_request(r) -> float:

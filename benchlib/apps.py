@@ -10,6 +10,7 @@ import importlib
 import json
 import os
 import subprocess
+from contextlib import contextmanager
 from pathlib import Path
 
 from benchlib import database as managed_db
@@ -17,10 +18,10 @@ from benchlib.builds import build
 from benchlib.cases import API_STYLES
 from benchlib.console import fail, say
 from benchlib.dataset import seed
-from benchlib.net import port_free, wait_for_200
+from benchlib.net import free_port, port_free, wait_for_200
 from benchlib.packages import ensure_debian
 from benchlib.paths import LOGS, PIDS, ROOT, bind_address, port_offset, shown
-from benchlib.processes import start_time, stop_group
+from benchlib.processes import start_time, stop_group, wait_for_named
 
 READY_TIMEOUT_S = 120
 # Every field of framework.json and its rule, in one JSON Schema (draft 2020-12) that each
@@ -306,6 +307,25 @@ def wait_ready(framework: dict, at_port: int, proc: subprocess.Popen | None = No
                log_path: Path | None = None, timeout: float = READY_TIMEOUT_S) -> None:
     """Until its readiness path answers 200; fails if `proc` exits first or time runs out."""
     wait_for_200(url(framework, at_port, framework["readiness_path"]), timeout, proc, log_path)
+
+
+def sampled_pid(framework: dict, proc: subprocess.Popen) -> int:
+    """The app's own process: a start command may be a launcher that forks it."""
+    name = framework.get("process_name")
+    return wait_for_named(proc.pid, name) if name else proc.pid
+
+
+@contextmanager
+def started(framework: dict, log_path: Path | None = None, extra_env: dict | None = None):
+    """(proc, port): the framework built, started on a free port and ready; stopped on leaving."""
+    build(framework)
+    at_port = free_port()
+    proc = start_app(framework, at_port, log_path, extra_env)
+    try:
+        wait_ready(framework, at_port, proc, log_path)
+        yield proc, at_port
+    finally:
+        stop_group(proc)
 
 
 # --- up and down -------------------------------------------------------------------------------

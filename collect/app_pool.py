@@ -18,7 +18,7 @@ from benchlib.console import UserError
 from benchlib.net import http_status, listening_here
 from benchlib.processes import stop_group
 from collect import pinning
-from collect.item import RunningApp, log_tail, sampled_pid
+from collect.item import RunningApp, log_tail
 from collect.run_manifest import loaded_report
 
 
@@ -88,7 +88,7 @@ class AppPool:
                     stop_group(other)
                 raise AppFailed(f"{name} did not become ready: {e}", log_tail(log)) from None
         for name, (proc, log) in started.items():
-            self.running[name] = RunningApp(name, proc, log, sampled_pid(self.frameworks[name], proc))
+            self.running[name] = RunningApp(name, proc, log, apps.sampled_pid(self.frameworks[name], proc))
             self.loaded[name] = loaded_report(log)
             self.on_loaded(name, self.loaded[name])
 

@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import jtl as jtl_file
-from benchlib.processes import wait_for_named
 from benchlib.results import JTL, PROC, SCHEMA_VERSION
 from collect import item_stats, validity
 from collect.profiles import Profile
@@ -32,12 +31,6 @@ def new_record(item: dict, profile: Profile) -> dict:
             "ended_at": None, "pids": {}, "load": {
                 "threads": profile.threads(item["requests"]), "rampup_s": profile.rampup_s,
                 "warmup_s": profile.warmup_s, "duration_s": profile.duration_s}}
-
-
-def sampled_pid(framework: dict, proc: subprocess.Popen) -> int:
-    """The app's own process: a start command may be a launcher that forks it."""
-    name = framework.get("process_name")
-    return wait_for_named(proc.pid, name) if name else proc.pid
 
 
 def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None,

@@ -21,9 +21,10 @@ LAZY = {("cli/report.py", "analysis.report"), ("cli/report.py", "benchlib.result
         ("cli/pool.py", "analysis.answer"), ("cli/pool.py", "analysis.pool"), ("cli/pool.py", "analysis.pool_report"),
         ("cli/pool.py", "benchlib.results"),
         ("cli/verify.py", "contract.verify"), ("collect/progress.py", "analysis")}
-# Files analysis may read that are not result files: the study's published numbers, and the
-# report's own figures when they are embedded in its HTML.
-ANALYSIS_INPUTS = {("analysis/study.py", "STUDY_CSV"), ("analysis/render.py", "block[1]")}
+# Files analysis may read that are not result files: the study's published numbers, the report's
+# own figures when they are embedded in its HTML, and the reports the behaviour check compares.
+ANALYSIS_INPUTS = {("analysis/study.py", "STUDY_CSV"), ("analysis/render.py", "block[1]"),
+                   ("analysis/check_reports_unchanged.py", "path")}
 READERS = {"read_csv", "open", "read_text", "read_bytes", "load", "loads"}
 
 

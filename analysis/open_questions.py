@@ -8,13 +8,13 @@ plan may take several runs; without, it is one run and says the run-to-run sprea
 A claim every cell of whose scope was judged is projected cell by cell (analysis.rounds_needed):
 each undecided cell keeps its ratio and spread, and decides once its test's interval clears the
 nearest edge of the claim's band (it agrees) or of its refutation band (it opposes;
-analysis.verdicts.refutation_band): the 95 % interval for a direction (edges 1 and 1.1, or
+analysis.cell_outcomes.refutation_band): the 95 % interval for a direction (edges 1 and 1.1, or
 1/1.1; unadjusted, as an "all" claim reads it, a lower bound for a "most" claim, which reads q)
 or an interaction, TOST's 90 % interval for a band, each cell's simultaneous interval for a
 peak. The claim is decided at the fewest rounds at which its share rule, applied to the cells
 decided by then, says reproduced or not reproduced; for an "all" claim a cell outside its
 refutation band decides it once that cell's simultaneous interval
-(analysis.verdicts.simultaneous_confidence) clears that band's edge, or once the cells' average
+(analysis.refutation.simultaneous_confidence) clears that band's edge, or once the cells' average
 does (average_rounds). If it never does (a ratio on an edge), no number of rounds decides it at
 these ratios. A scope cell that is a bound, or had no usable round, or whose metric its verdict
 left out, is no question of rounds (a memory cell from one fresh process is: --memory-rounds 2
@@ -31,14 +31,16 @@ import pandas as pd
 from scipy import stats
 
 from analysis import scope
-from analysis.claims import ALL, AT_EXPRESS_PEAK, EXPRESS, MEMORY, PEAK, Direction, Interaction
+from analysis.cell_outcomes import AGREE, OPPOSE, UNJUDGED, band_outcome, column, refutation_band
+from analysis.claim_types import ALL, AT_EXPRESS_PEAK, EXPRESS, PEAK, Direction, Interaction
+from analysis.claims import MEMORY
 from analysis.memory import NOTE as FRESH_PROCESS
 from analysis.rounds_needed import MAX_ROUNDS, MEMORY_ROUNDS, NO_ROUNDS, NO_SPREAD, POWER, ROUNDS_FIRST, \
     best_plan, borrowed_df, on_fresh_processes, rounds_of, rounds_to_clear, widening
 from analysis.tables import STOPPED_ON
 from analysis.stats import ALPHA, geometric_mean, known
-from analysis.verdicts import AGREE, INCONCLUSIVE, OPPOSE, UNJUDGED, Verdict, average_confidence, averaged, \
-    band_outcome, column, design_effect, refutation_band, share_verdict, simultaneous_confidence
+from analysis.refutation import average_confidence, averaged, design_effect, simultaneous_confidence
+from analysis.verdicts import INCONCLUSIVE, Verdict, share_verdict
 
 NOT_DECIDED = "no number of rounds decides it at these ratios"
 # Why a scope cell was not judged, as analysis.scope words it, by what would change it.
@@ -204,7 +206,7 @@ def all_rounds(claim, part: pd.DataFrame, total: int, reproducible: bool = True,
                projection: Projection = ONE_RUN) -> int | None:
     """An "all" claim of `total` cells is reproduced once every cell agrees (when `part` is all of
     them: `reproducible`), and not reproduced once any cell outside its band is outside it at the
-    simultaneous level over the `total` (analysis.verdicts.simultaneous_outcomes): the fewer of
+    simultaneous level over the `total` (analysis.refutation.simultaneous_outcomes): the fewer of
     those rounds."""
     confidence = simultaneous_confidence(claim, total)
     decisions = [cell_rounds(claim, row, confidence, projection) for _, row in part.iterrows()]
@@ -216,7 +218,7 @@ def all_rounds(claim, part: pd.DataFrame, total: int, reproducible: bool = True,
 
 
 def average_rounds(claim, part: pd.DataFrame, projection: Projection = ONE_RUN) -> int | None:
-    """The fewest rounds at which an "all" claim's cells' average (analysis.verdicts.average_of)
+    """The fewest rounds at which an "all" claim's cells' average (analysis.refutation.average_of)
     refutes it, the cells keeping their ratios and spreads: the geometric mean outside the
     refutation band and not on the claimed side, its interval clearing the band's nearest edge. Its
     spread per round is the cells' over k, times the design effect of their correlation within a

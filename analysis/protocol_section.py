@@ -10,7 +10,7 @@ from analysis import aa, answer, order_effect, round_effect
 from analysis.load import Run
 from analysis.render import Doc
 from analysis.stats import ALPHA
-from analysis.verdicts import ROUND_CORRELATION
+from analysis.refutation import ROUND_CORRELATION
 
 HEADING = "The protocol's own checks"
 

@@ -12,7 +12,7 @@ variance, the intraclass correlation σ²_ρ / (σ²_ρ + σ²_ε), σ²_ρ = ma
 Each cell's interval already carries ρ, since its rounds are its replicates. What ρ changes is how
 cells relate: a family's cells share their rounds, so its significant cells come in clusters (an
 A/A run's count per family is no binomial draw), and an average over cells gains less from each
-cell than independent ones would give (analysis.verdicts.design_effect, ROUND_CORRELATION)."""
+cell than independent ones would give (analysis.refutation.design_effect, ROUND_CORRELATION)."""
 import math
 
 import pandas as pd

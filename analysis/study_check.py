@@ -21,9 +21,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.claims import ALL, AT_EXPRESS_PEAK, CPU, MAX, MIN, NAMES, PEAK, TIME, Claim, Interaction, Unjudgeable
+from analysis.claim_types import ALL, AT_EXPRESS_PEAK, NAMES, PEAK, Claim, Interaction, Unjudgeable
+from analysis.claims import CPU, MAX, MIN, TIME
 from analysis.study import READINGS, STUDY_METRIC_OF, STUDY_METRICS
-from analysis.verdicts import AGREE, API_NAMES, band_outcome, cell_name, metric_words
+from analysis.cell_outcomes import AGREE, API_NAMES, band_outcome
+from analysis.verdicts import cell_name, metric_words
 from benchlib.cases import STUDY_PAIR
 
 SUPPORTED, NOT_SUPPORTED, DEPENDS = "supported", "not supported", "depends on the transcription"

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.claims import ALL_CASES, CLAIMS, HIGHER_CONCURRENCY_MANY_ROWS, LOWEST_LOAD, MANY_ROWS, \
-    ONE_ROW, PEAK_LOAD, Direction, Equivalence, Magnitude, NonInferiority, cases
+from analysis.claim_types import Direction, Equivalence, Magnitude, NonInferiority
+from analysis.claims import ALL_CASES, CLAIMS, HIGHER_CONCURRENCY_MANY_ROWS, LOWEST_LOAD, MANY_ROWS, ONE_ROW, \
+    PEAK_LOAD, cases
 from analysis.study import load_study
 from analysis.study_check import STUDY_METRIC
 

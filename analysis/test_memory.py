@@ -5,7 +5,7 @@ import shutil
 import numpy as np
 import pandas as pd
 
-from analysis import memory, verdicts
+from analysis import cell_outcomes, memory, verdicts
 from analysis.claims import CLAIMS
 from analysis.conftest import FIXTURE_RESULTS
 from analysis.load import load_run
@@ -36,6 +36,6 @@ def test_fresh_memory_cells_pay_benjamini_hochberg_as_the_other_cells_of_their_c
     assert np.allclose(cells.loc[family, "q"], benjamini_hochberg(cells.loc[family, "p"].astype(float)))
     assert (cells.loc[family, "significant"] == (cells.loc[family, "q"] < 0.05)).all()
     # In a "most" claim of time, CPU and memory every cell reads its significance off q alike.
-    part = verdicts.claim_cells(OVERALL, cells)
+    part = cell_outcomes.claim_cells(OVERALL, cells)
     judged = part[part["judged"].astype(bool)]
     assert "rss_peak_mb" in set(judged["metric"]) and judged["q"].notna().all()

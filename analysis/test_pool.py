@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis import rounds_needed, tables, verdicts
+from analysis import cell_outcomes, rounds_needed, tables, verdicts
 from analysis.answer import UnknownReference
 from analysis.claims import CLAIMS
 from analysis.conftest import FIXTURE_RESULTS
@@ -189,7 +189,7 @@ def test_the_claims_are_judged_on_the_pooled_cells(results, pooled):
             assert math.isclose(row.ratio, pooled_cell["ratio"])
             assert (pd.isna(row.ratio_low) and pd.isna(pooled_cell["ratio_low"])) or \
                 math.isclose(row.ratio_low, pooled_cell["ratio_low"])
-    assert (claim_cells.loc[claim_cells["metric"] == "rss_peak_mb", "outcome"] == verdicts.UNJUDGED).all()
+    assert (claim_cells.loc[claim_cells["metric"] == "rss_peak_mb", "outcome"] == cell_outcomes.UNJUDGED).all()
 
 
 def refused(results: Path, *runs: str) -> str:

@@ -4,7 +4,8 @@ import pytest
 from analysis import study_check
 from dataclasses import replace
 
-from analysis.claims import CLAIMS, MARGIN, Claim, Equivalence, Source, almost, roughly
+from analysis.claim_types import Claim, Equivalence, Source
+from analysis.claims import CLAIMS, MARGIN, almost, roughly
 from analysis.study import load_study
 from analysis.study_check import DEPENDS, NOT_CHECKED, NOT_SUPPORTED, SUPPORTED
 

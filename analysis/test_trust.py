@@ -12,7 +12,7 @@ import statistics
 import pandas as pd
 import pytest
 
-from analysis import memory, verdicts
+from analysis import cell_outcomes, memory, verdicts
 from analysis.claims import CLAIMS
 from analysis.conftest import FIXTURE_RESULTS
 from analysis.load import load_run
@@ -153,7 +153,7 @@ def test_a_fresh_processes_ratio_takes_no_standard_error_from_the_run_long_peak_
     fresh = cells[peak & cells["ratio_note"].str.startswith(memory.NOTE)]
     assert not fresh.empty and fresh[["log_se", "df", "spread"]].isna().all().all()
     claim = next(c for c in CLAIMS if c.id == "graphql-memory-up-to-3.6x-high-load")
-    assert set(verdicts.claim_cells(claim, cells)["outcome"]) == {verdicts.UNJUDGED}
+    assert set(cell_outcomes.claim_cells(claim, cells)["outcome"]) == {cell_outcomes.UNJUDGED}
 
 
 def test_two_fresh_processes_per_arm_and_case_give_the_memory_ratio_an_interval_that_is_judged(tmp_path):

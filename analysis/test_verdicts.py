@@ -7,14 +7,16 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from analysis import study_check
-from analysis.claims import ALL, AT_EXPRESS_PEAK, CLAIMS, MOST, PEAK, TIME, Claim, Equivalence, Interaction, \
-    NonInferiority, Source, more_than, roughly
+from analysis.claim_types import ALL, AT_EXPRESS_PEAK, MOST, PEAK, Claim, Equivalence, Interaction, NonInferiority, \
+    Source
+from analysis.claims import CLAIMS, TIME, more_than, roughly
 from analysis.stats import adjust_family
 from analysis.little_q import with_q_of
 from analysis.study import load_study
-from analysis.verdicts import Q_FAMILY, AGREE, CANNOT_JUDGE_HERE, INCONCLUSIVE, NOT_REPRODUCED, OPPOSE, REPRODUCED, \
-    STRADDLES, UNJUDGED, average_of, cell_outcome, design_effect, judge, simultaneous_confidence, verdict_table, \
-    verdicts
+from analysis.cell_outcomes import AGREE, OPPOSE, STRADDLES, UNJUDGED, cell_outcome
+from analysis.refutation import average_of, design_effect, simultaneous_confidence
+from analysis.verdicts import Q_FAMILY, CANNOT_JUDGE_HERE, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge, \
+    verdict_table, verdicts
 
 EXPRESS_LOWER = next(c for c in CLAIMS if c.id == "graphql-peak-load-express-faster")  # 14, 15, 17, 18
 

@@ -8,27 +8,7 @@ log(ratio) with its degrees of freedom (`log_se`, `df`; from them any other inte
 columns from the paired rounds when the run has them (analysis.paired), otherwise from independent
 groups of iterations (analysis.stats).
 
-Per cell, by the claim's type (the test used is named in claim_cells.csv):
-- direction: the two-sided t-test, significance read off q (off p in an "all" claim, below):
-  agree when significant and on the claimed side of 1; oppose when significant the other way, or
-  when the 95 % interval shows the claimed difference smaller than MARGIN (10 %, what the report
-  calls similar), i.e. lies wholly on the far side of 1.1 (or of 1/1.1 for a claimed decrease)
-  away from the claim (refutation_band); otherwise not significant, or cannot be judged. Without
-  that second way a claimed difference where there is none could never be refuted: an interval
-  around 1 never clears 1, however many rounds narrow it. A cell both significant the claim's way
-  and under 10 % agrees: the claim names a direction, not a size.
-- equivalence, non-inferiority, magnitude: two one-sided tests (TOST) at alpha 0.05, i.e. the 90 %
-  interval (1 - 2 alpha) inside the claim's band: agree when inside, oppose when wholly outside (a
-  value on a bound counts as outside: "similar within 10 %" is not shown by an interval that reaches
-  10 %), straddles when it crosses a bound; cannot be judged without a standard error. The 95 %
-  interval stays for the answer: TOST is the usual test for equivalence, and the 95 % one would
-  make it a 2.5 % test on each side.
-- interaction: A/E of one cell over A/E of another, its log standard error the two cells'
-  combined (sqrt(se1² + se2²), Welch-Satterthwaite df, at most the larger cell's where the two are
-  of one family and share its prior; the cells are measured in different slots, so independent),
-  two-sided 95 % interval: agree when above 1, oppose when below 1 + 10 % (as a
-  direction's), otherwise not significant. Not in the q family (there are few, and each is a claim
-  of its own).
+Per cell, by the claim's type: the test each cell reads and its outcome, analysis.cell_outcomes.
 Per claim:
 - cannot be judged here: the claim needs what this testbed lacks (more cores than the run's
   machine had, or a protocol it does not run); it says what, and is never "not reproduced".
@@ -44,17 +24,17 @@ Per claim:
 - mean response time (analysis.claims TIME) is connections / throughput, whose cells restate the
   throughput's and take its q (with_q_of).
 - share "all": reproduced when every cell agrees (an intersection-union test: no adjustment is
-  needed, so each direction cell reads its own p, not its q (own_significance), and the claim's p is
-  its largest cell p); not reproduced when any cell that does not
-  agree lies wholly outside the claim's refutation band at the simultaneous level
-  (simultaneous_outcomes): its interval with alpha' / k in each tail the band has a finite edge
-  on, k the cells. Bonferroni: if every cell's true ratio is inside the refutation band, the chance
+  needed, so each direction cell reads its own p, not its q (cell_outcomes.own_significance), and
+  the claim's p is its largest cell p); not reproduced when any cell that does not agree lies
+  wholly outside the claim's refutation band at the simultaneous level
+  (refutation.simultaneous_outcomes): its interval with alpha' / k in each tail the band has a
+  finite edge on, k the cells. Bonferroni: if every cell's true ratio is inside the refutation band, the chance
   that any of them looks that far off is at most alpha', whatever the cells' correlation. For a
   band claim that is the claim itself; for a claimed difference it is "at least 10 % the claimed
   way", so a true difference smaller than that can come out either way. A claim of one metric is
   also not reproduced when the geometric mean of its judged cells lies wholly outside that band
-  (average_of), its interval with alpha' in each such tail (its variance widened for the cells'
-  correlation within a round, design_effect), and not on the claimed side: were the
+  (refutation.average_of), its interval with alpha' in each such tail (its variance widened for
+  the cells' correlation within a round, design_effect), and not on the claimed side: were the
   claim true of every cell, their average would be inside the band too. One cell far off is found
   by the first test, a difference that falls short a little in many cells by the second (a
   claimed 10 % where the cells scatter around 1: six cells each under it at their own 95 % level,
@@ -79,34 +59,29 @@ Per claim:
 - share "where Express.js peaks": the cell with Express.js's largest mean, by its TOST interval.
 Every verdict records the run's machine's cores.
 """
-import math
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
-from scipy import stats
 
-from analysis.claims import ALL, ASPNET, AT_EXPRESS_PEAK, EXPRESS, MARGIN, MAX, MIN, PEAK, Claim, Direction, \
-    Interaction, Unjudgeable
 from analysis import extremes, scope, tables
 from analysis.answer import METRICS_ANSWERED
+from analysis.cell_outcomes import AGREE, API_NAMES, OPPOSE, OUTCOMES, STRADDLES, UNJUDGED, band_outcome, cell_keys, \
+    claim_cells, column, test_name
+from analysis.claim_types import ALL, AT_EXPRESS_PEAK, EXPRESS, PEAK, Claim, Direction, Interaction, Unjudgeable
+from analysis.claims import MARGIN, MAX, MIN
 from analysis.little_q import with_q_of
 from analysis.load import Run
 from analysis.metrics import METRICS, STUDY_TABLES
-from analysis.stats import ALPHA, CONFIDENCE, adjust_family, geometric_mean, interval_of, known, tost_p
+from analysis.refutation import average_confidence, average_of, averaged, simultaneous_confidence, \
+    simultaneous_outcomes
+from analysis.stats import ALPHA, adjust_family, known
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
 CANNOT_JUDGE_HERE = "cannot be judged here"
-AGREE, OPPOSE, NOT_SIGNIFICANT, STRADDLES, UNJUDGED = (
-    "agree", "oppose", "not significant", "straddles a bound", "cannot be judged")
-OUTCOMES = (AGREE, OPPOSE, NOT_SIGNIFICANT, STRADDLES, UNJUDGED)
 NOT_REPRODUCED_SHARE = 0.5
-API_NAMES = {"rest": "REST", "graphql": "GraphQL"}
 SHORT = {OPPOSE: "opposite", STRADDLES: "across a bound"}
 # Beside an "all" claim's opposing cells when they left it open: opposite at their own level only.
 NOT_SIMULTANEOUS = " (at its own level, not the simultaneous one)"
-TOST_CONFIDENCE = 1 - 2 * ALPHA   # 90 %: each one-sided test at alpha
-T_TEST, TOST, INTERACTION_TEST = "t-test, significance on q", "TOST (90 % interval)", "t-test on A/E over A/E"
 # Metrics that are not summary.csv columns: the equal-count extremes of analysis.extremes.
 LABELS = {MIN: "Minimum response time (equal sample counts)", MAX: "Maximum response time (equal sample counts)"}
 
@@ -127,57 +102,6 @@ def report_cells(run: Run) -> pd.DataFrame:
     return with_q_of(adjust_family(cells, Q_FAMILY), "throughput_rps" if run.checked else "mean_ms")
 
 
-def test_name(claim: Claim) -> str:
-    if isinstance(claim.test, Direction):
-        return T_TEST
-    if isinstance(claim.test, Interaction):
-        return INTERACTION_TEST
-    if claim.share == PEAK:
-        return "TOST on simultaneous (Bonferroni) intervals"
-    return TOST
-
-
-def band_outcome(band: tuple[float, float], low: float, high: float) -> str:
-    lower_bound, upper_bound = band
-    if low > lower_bound and high < upper_bound:
-        return AGREE
-    if high <= lower_bound or low >= upper_bound:
-        return OPPOSE
-    return STRADDLES
-
-
-def refutation_band(test) -> tuple[float, float]:
-    """The band a cell's interval must lie wholly outside of to oppose the claim. A band claim's own.
-    A direction or an interaction claims a difference, which a cell opposes when its interval shows
-    the difference the other way or smaller than MARGIN, the 10 % within which the report calls two
-    values similar: otherwise a claim of a difference where there is none could never be decided,
-    since an interval around 1 never clears 1, however many rounds narrow it."""
-    low, high = test.band()
-    if not isinstance(test, (Direction, Interaction)):
-        return low, high
-    return (1 + MARGIN, math.inf) if math.isinf(high) else (0.0, 1 / (1 + MARGIN))
-
-
-def cell_outcome(claim: Claim, ratio, low, high, judged: bool, significant: bool) -> str:
-    """low, high: the interval the claim's test reads (TOST's 90 % for a band, the 95 % for a
-    direction or an interaction); a direction claim agrees by the significance flag (read off q)."""
-    interval = known(low) and known(high)
-    if isinstance(claim.test, Direction):
-        if not judged:
-            return UNJUDGED
-        claimed, other = (ratio < 1, ratio > 1) if claim.test.lower == ASPNET else (ratio > 1, ratio < 1)
-        if significant and (claimed or other):
-            return AGREE if claimed else OPPOSE
-    elif not interval:
-        return UNJUDGED
-    else:
-        outcome = band_outcome(claim.test.band(), low, high)
-        if outcome == AGREE or not isinstance(claim.test, Interaction):
-            return outcome
-    refuted = interval and band_outcome(refutation_band(claim.test), low, high) == OPPOSE
-    return OPPOSE if refuted else NOT_SIGNIFICANT
-
-
 @dataclass(frozen=True)
 class Verdict:
     claim: Claim
@@ -196,95 +120,6 @@ class Verdict:
     @property
     def scope(self) -> int:
         return len(cell_keys(self.claim))
-
-
-def column(cells: pd.DataFrame, name: str) -> pd.Series:
-    return cells[name] if name in cells else pd.Series(np.nan, index=cells.index, dtype=float)
-
-
-def interaction_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
-    """One row per pair and metric: A/E of the first cell over A/E of the second, named by the
-    first cell with `versus` the second."""
-    by = cells.set_index(["api", "case", "metric"])
-    records = []
-    for (api, case), (v_api, v_case) in claim.test.pairs:
-        for metric in claim.metrics:
-            if (api, case, metric) not in by.index or (v_api, v_case, metric) not in by.index:
-                continue
-            a, b = by.loc[(api, case, metric)], by.loc[(v_api, v_case, metric)]
-            records.append({"api": api, "case": case, "metric": metric, "versus": f"{API_NAMES[v_api]} case {v_case}"
-                            if v_api != api else f"case {v_case}", **ratio_over(a, b)})
-    columns = ["api", "case", "metric", "versus", "ratio", "ratio_low", "ratio_high", "log_se", "df", "p",
-               "pairs", "ratio_note", "judged", "significant", "spread"]
-    return pd.DataFrame.from_records(records, columns=columns)
-
-
-def ratio_over(a: pd.Series, b: pd.Series) -> dict:
-    value = a["ratio"] / b["ratio"] if a["ratio"] > 0 and b["ratio"] > 0 else math.nan
-    pairs = min(x for x in (a.get("pairs"), b.get("pairs")) if known(x)) if \
-        known(a.get("pairs")) and known(b.get("pairs")) else None
-    if not all(known(x.get(k)) for x in (a, b) for k in ("log_se", "df")) or math.isnan(value):
-        why = "; ".join(f"{'the first' if x is a else 'the second'} cell: {scope.why_not(x, {})}" for x in (a, b)
-                        if not (known(x.get("log_se")) and known(x.get("df"))))
-        return {"ratio": value, "ratio_low": None, "ratio_high": None, "log_se": None, "df": None, "p": None,
-                "pairs": pairs, "ratio_note": why or "a ratio that is not positive", "judged": False,
-                "significant": False}
-    va, vb = a["log_se"] ** 2, b["log_se"] ** 2
-    log_se = math.sqrt(va + vb)
-    spread = math.hypot(a["spread"], b["spread"]) if known(a.get("spread")) and known(b.get("spread")) else None
-    df = (va + vb) ** 2 / (va ** 2 / a["df"] + vb ** 2 / b["df"]) if va + vb > 0 else math.inf
-    if (a.name[0], a.name[2]) == (b.name[0], b.name[2]):
-        # One family's cells draw their spreads from one prior (benchlib.moderated), which
-        # Welch-Satterthwaite would count once per cell (72 df from two cells of a pooled 36).
-        df = min(df, max(a["df"], b["df"]))
-    low, high = interval_of(value, log_se, df, CONFIDENCE)
-    p = float(2 * stats.t.sf(abs(math.log(value)) / log_se, df)) if log_se > 0 else None
-    return {"ratio": value, "ratio_low": low, "ratio_high": high, "log_se": log_se, "df": df, "p": p,
-            "pairs": pairs, "ratio_note": "", "judged": p is not None, "significant": p is not None and p < ALPHA,
-            "spread": spread}
-
-
-def intervals_at(part: pd.DataFrame, confidence: float) -> tuple[list, list]:
-    """Each cell's interval at `confidence`, drawn from its ratio, log standard error and degrees of
-    freedom: (lower ends, upper ends), None where a cell has no standard error."""
-    bounds = [interval_of(r, se, d, confidence)
-              for r, se, d in zip(part["ratio"], column(part, "log_se"), column(part, "df"))]
-    return [low for low, _ in bounds], [high for _, high in bounds]
-
-
-def claim_cells(claim: Claim, cells: pd.DataFrame) -> pd.DataFrame:
-    """The claim's cells present in the run, each with the interval its test reads (`test_low`,
-    `test_high`), that test's p (`test_p`: the t-test's for a direction, TOST's for a band) and its
-    outcome."""
-    if isinstance(claim.test, Interaction):
-        part = interaction_cells(claim, cells)
-    else:
-        part = cells[cells["api"].isin(claim.apis) & cells["case"].isin(claim.cases)
-                     & cells["metric"].isin(claim.metrics)].copy()
-    if isinstance(claim.test, Unjudgeable):
-        part = part.iloc[0:0]
-    log_se, df = column(part, "log_se"), column(part, "df")
-    if isinstance(claim.test, (Direction, Interaction)):
-        part["test_low"], part["test_high"] = part["ratio_low"], part["ratio_high"]
-        part["test_p"] = column(part, "p")
-    else:
-        confidence = 1 - 2 * ALPHA / max(len(cell_keys(claim)), 1) if claim.share == PEAK else TOST_CONFIDENCE
-        part["test_low"], part["test_high"] = intervals_at(part, confidence)
-        part["test_p"] = [tost_p(r, se, d, claim.test.band()) for r, se, d in zip(part["ratio"], log_se, df)]
-    part["test"] = test_name(claim)
-    significant = own_significance(part) if claim.share == ALL else part["significant"]
-    part["outcome"] = [cell_outcome(claim, r.ratio, r.test_low, r.test_high, r.judged, s)
-                       for r, s in zip(part.itertuples(), significant)]
-    return part
-
-
-def own_significance(part: pd.DataFrame) -> pd.Series:
-    """Each cell significant at alpha on its own p, before Benjamini-Hochberg; a cell without a p
-    keeps its flag. An "all" claim reads these: an intersection-union test rejects only if every
-    cell does at alpha, which already holds its error at alpha (Berger 1982), so adjusting the
-    cells for multiplicity would only cost power."""
-    p = column(part, "p")
-    return part["significant"].astype(bool).where(p.isna(), part["judged"].astype(bool) & (p < ALPHA))
 
 
 def metric_words(metric: str) -> str:
@@ -344,103 +179,6 @@ def share_verdict(share: str, agree: int, oppose: int, total: int, refuting: int
     return REPRODUCED if agree >= total // 2 + 1 else INCONCLUSIVE
 
 
-def averaged(claim: Claim) -> bool:
-    """Whether an "all" claim is also refuted by its cells' average (average_of): its cells must be
-    separate measurements, so one metric (two metrics of one case share its rounds, with a
-    covariance the run does not estimate)."""
-    return claim.share == ALL and len(claim.metrics) == 1
-
-
-def refuting_alpha(claim: Claim) -> float:
-    """The alpha each of an "all" claim's two refutations spends: half each when its average is one
-    of them (Bonferroni over the two), all of it on the cells otherwise."""
-    return ALPHA / 2 if averaged(claim) else ALPHA
-
-
-def tails(claim: Claim) -> int:
-    """The tails that can leave the claim's refutation band: its finite edges."""
-    return max(sum(0 < edge < math.inf for edge in refutation_band(claim.test)), 1)
-
-
-def simultaneous_confidence(claim: Claim, k: int) -> float:
-    """The confidence of each of k cells' intervals for the Bonferroni refutation of an "all" claim:
-    its refuting alpha (refuting_alpha) over k in each tail that can leave the refutation band, so
-    that a cell whose true ratio is inside it looks outside with at most that probability."""
-    return 1 - 2 * refuting_alpha(claim) / (max(k, 1) * tails(claim))
-
-
-def average_confidence(claim: Claim) -> float:
-    """The confidence of the average's interval: the refuting alpha in each tail that can leave the
-    refutation band."""
-    return 1 - 2 * refuting_alpha(claim) / tails(claim)
-
-
-# The cells of one round share its processes and minutes: their correlation within a round, the
-# rounds' intraclass correlation (analysis/round_effect.py), averaged 0.07 over the throughput and
-# CPU-per-request families of four runs on the round-fresh protocol, as it had on the one before
-# (docs/reading-the-report.md, "The protocol's own checks"). An average of k cells has the variance
-# of independent ones times 1 + (k - 1) times this.
-ROUND_CORRELATION = 0.07
-
-
-def design_effect(k: int, run_correlation: float = 0.0) -> float:
-    """How much more an average of k cells varies than it would were they independent: they share
-    each round's machine state (ROUND_CORRELATION) and, pooled over runs, each run's
-    (`run_correlation`: the share of a cell's variance that an effect common to a run's cells
-    carries, e.g. tau² / (tau² + sigma² / n) from analysis.pool). Within one run it is 0: the run's
-    intervals are for that run, whose own effect is no sampling error of it."""
-    return 1 + (k - 1) * (ROUND_CORRELATION + run_correlation)
-
-
-@dataclass(frozen=True)
-class Average:
-    ratio: float      # the geometric mean of the judged cells' ratios
-    low: float        # its interval at average_confidence
-    high: float
-    cells: int
-    refutes: bool
-
-
-def average_of(claim: Claim, part: pd.DataFrame, run_correlation: float = 0.0) -> Average | None:
-    """The judged cells' geometric mean ratio with its interval, and whether it refutes the claim:
-    the interval lies wholly outside the refutation band and not on the claimed side (an average
-    that shows the claimed direction refutes no more than a cell that agrees does). If every cell's
-    true ratio is inside the refutation band, so is their average: a claim true everywhere is
-    refuted this way with probability at most the refuting alpha. The cells are separate
-    measurements, so the log mean's variance is the sum of theirs over k², times the design effect
-    of their correlation within a round, and across pooled runs `run_correlation` (design_effect);
-    its degrees of freedom are Welch-Satterthwaite's, at most the largest cell's (the cells' spreads
-    are moderated towards one prior, benchlib.moderated, so they are not independent estimates).
-    None below two cells."""
-    usable = part[column(part, "log_se").map(known) & column(part, "df").map(known) & (part["ratio"] > 0)]
-    if len(usable) < 2:
-        return None
-    variances, dfs = usable["log_se"].astype(float) ** 2, usable["df"].astype(float)
-    shares = (variances ** 2 / dfs).sum()
-    df = min(variances.sum() ** 2 / shares if shares > 0 else math.inf, dfs.max())
-    ratio = geometric_mean(usable["ratio"])
-    log_se = math.sqrt(variances.sum() * design_effect(len(usable), run_correlation)) / len(usable)
-    low, high = interval_of(ratio, log_se, df, average_confidence(claim))
-    refutes = (band_outcome(refutation_band(claim.test), low, high) == OPPOSE
-               and band_outcome(claim.test.band(), low, high) != AGREE)
-    return Average(ratio, low, high, len(usable), refutes)
-
-
-def simultaneous_outcomes(claim: Claim, part: pd.DataFrame, total: int) -> pd.DataFrame:
-    """The judged cells of an "all" claim with each one's simultaneous interval (`sim_low`,
-    `sim_high`, simultaneous_confidence over the `total` cells of its scope) and whether the cell
-    refutes the claim (`refutes`): it does not agree, and that interval lies wholly outside the
-    refutation band. If every cell's true ratio is inside that band, any cell refutes with
-    probability at most alpha, whatever the cells' correlation, and whichever of them were judged."""
-    part = part.copy()
-    confidence = simultaneous_confidence(claim, total)
-    part["sim_low"], part["sim_high"] = intervals_at(part, confidence)
-    part["refutes"] = [outcome != AGREE and known(low) and known(high)
-                       and band_outcome(refutation_band(claim.test), low, high) == OPPOSE
-                       for outcome, low, high in zip(part["outcome"], part["sim_low"], part["sim_high"])]
-    return part
-
-
 def opposite_words(claim: Claim) -> str:
     """What an opposing cell shows: for a claimed difference, the other way or under MARGIN."""
     if isinstance(claim.test, (Direction, Interaction)):
@@ -488,12 +226,6 @@ def cannot_judge_here(claim: Claim, cores: int | None) -> str:
         return (f"a machine with {claim.min_cores} cores, as the study's (this run's has "
                 f"{cores if cores is not None else 'an unknown number of'})")
     return ""
-
-
-def cell_keys(claim: Claim) -> list[tuple]:
-    if isinstance(claim.test, Interaction):
-        return [(api, case, metric) for (api, case), _ in claim.test.pairs for metric in claim.metrics]
-    return [(api, case, metric) for api in claim.apis for case in claim.cases for metric in claim.metrics]
 
 
 def judge(claim: Claim, cells: pd.DataFrame, gone: dict | None = None, cores: int | None = None) -> Verdict:

@@ -157,7 +157,7 @@ def test_after_the_rule_95_percent_intervals_cover_and_tost_at_the_margin_reject
 
 @pytest.mark.parametrize("k", (4, 18, 36))
 def test_after_the_rule_a_cell_on_a_refutation_edge_looks_beyond_it_about_alpha_over_k(k):
-    # The verdicts' Bonferroni refutation of an "all" claim (analysis.verdicts.simultaneous_outcomes)
+    # The verdicts' Bonferroni refutation of an "all" claim (analysis.refutation.simultaneous_outcomes)
     # reads each of its cells' intervals at 1 - 0.10 / k, drawn from the widened standard error: k
     # its cells, or twice them where the claim's average takes half of alpha (18 cells: k 36).
     # A cell whose true ratio is on the edge looks wholly beyond it at most 1.16 times 0.05 / k of

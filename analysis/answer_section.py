@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, cores, figures, memory, open_questions, ranking, rounds_needed, tables, validity
+from analysis import answer, cores, figures, memory, open_questions, ranking, ratio_figures, rounds_needed, tables, \
+    validity
 from analysis.formatting import fmt_ci
 from analysis.load import Run
 from analysis.metrics import case_label
@@ -124,7 +125,7 @@ def comparison_tables(doc: Doc, run: Run, answers: pd.DataFrame, versus, apis: l
         table, classes = answer.display(answers, api)
         doc.table(table, f"{title}: {symbol} per case, 95 % interval; {answer.SIGNIFICANT} significant, "
                          f"{answer.FLAGGED} load-flagged case", classes)
-        path = figures.forest(run, answers, api, figs / figure_name(versus, api), versus)
+        path = ratio_figures.forest(run, answers, api, figs / figure_name(versus, api), versus)
         doc.figure(path, f"{title}: {symbol} per case and metric, with 95 % intervals, on a log axis (0.5 and 2 "
                          "are equally far from 1).")
         unmeasured_cells(doc, run, versus, api)

@@ -1,7 +1,7 @@
 """The pool's forest plots: per comparison and API, one panel per metric, and per case each run's
 ratio with its own 95 % interval (a colour per run) above the pooled ratio with the interval that
 carries the spread between runs (black diamond), on a log axis as the single-run answer draws it
-(analysis.figures.forest), so a case whose runs disagree more than their intervals is seen."""
+(analysis.ratio_figures.forest), so a case whose runs disagree more than their intervals is seen."""
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +9,8 @@ import pandas as pd
 
 from analysis.answer import HEADINGS, Versus, better_side
 from analysis.claims import MARGIN
-from analysis.figures import API_TITLE, BOUND_MARKER, DPI, PALETTE, footnote, plt, ratio_ticks
+from analysis.figures import API_TITLE, DPI, PALETTE, footnote, plt
+from analysis.ratio_figures import BOUND_MARKER, ratio_ticks
 from analysis.load import Run
 from analysis.tables import CASE_COLUMNS
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, bottom_line, figures, machine, trust
+from analysis import answer, bottom_line, machine, ratio_figures, trust
 from analysis.item_counts import ItemCounts
 from analysis.load import Run
 from analysis.names import listing, typed_name, versus_names
@@ -26,8 +26,8 @@ def opening(doc: Doc, run: Run, answers: pd.DataFrame, against: list, counted: I
     drawn = pd.concat([answer.of(answers, v) for v in against] or [answers.iloc[:0]])
     drawn = drawn[drawn["ratio"].notna()]
     if against and not drawn.empty:
-        path = figures.summary(run, drawn, against, [a for a in apis if a in set(drawn["api"])],
-                               figs / "summary.png")
+        path = ratio_figures.summary(run, drawn, against, [a for a in apis if a in set(drawn["api"])],
+                                     figs / "summary.png")
         doc.figure(path, "Each framework against the reference, per API and case: throughput and CPU per request "
                          "as ratios with 95 % intervals; every metric, and why a case is missing, in the answer.")
     doc.para(" ".join(context))

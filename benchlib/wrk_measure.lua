@@ -1,6 +1,6 @@
 -- wrk as a measuring load generator (collect/wrk_batch.py): one wrk thread per connection, so each
 -- thread's requests and responses pair up and every request is kept as a JMeter JTL row (start,
--- elapsed, code, success, thread). The same window rules as JMeter's plans (benchlib/plans.py
+-- elapsed, code, success, thread). The same window rules as JMeter's plans (benchlib/run_plans.py
 -- group_clock): connections start over the ramp-up, the warm-up counts from when the last one runs,
 -- lasts at least WRK_WARMUP_MS and until every connection has completed a request (at most
 -- WRK_WARMUP_CAP_MS), then the window runs WRK_DURATION_MS; its instants go to WRK_WINDOW as

@@ -23,7 +23,7 @@ def offsets(rate_rps: float, length_ms: int, seed: str) -> list[int]:
 
 
 def text(times: list[int]) -> str:
-    """The schedule file a latency group reads (benchlib/plans.open_group): a header, one offset a line."""
+    """The schedule file a latency group reads (benchlib/run_plans.open_group): a header, one offset a line."""
     return "offset_ms\n" + "".join(f"{t}\n" for t in times)
 
 

@@ -1,6 +1,6 @@
 """One batch of a run: several measurements, one after another, by one load generator process
 while both samplers watch every app, the database and the load generator: JMeter running
-benchlib/plans.py's batch plan, or collect/wrk_batch.py running one wrk per measurement
+benchlib/run_plans.py's batch plan, or collect/wrk_batch.py running one wrk per measurement
 (benchlib/wrk_measure.lua). Both write the same files: each measurement's JTL and window, and a
 log naming each measurement as it starts.
 
@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchlib import plans
+from benchlib import plans, run_plans
 from benchlib.jmeter import PROPERTIES
 from benchlib.paths import IDS
 from benchlib.processes import stop_group, wait_for_named
@@ -71,7 +71,7 @@ class Batch:
         return self.folder / f"measurement-{index + 1:03d}.jtl"
 
     def window_file(self, index: int) -> Path:
-        """Where the measurement's clock writes its window (benchlib/plans.group_clock)."""
+        """Where the measurement's clock writes its window (benchlib/run_plans.group_clock)."""
         return self.folder / f"measurement-{index + 1:03d}.window"
 
     def window_ms(self, index: int) -> tuple[int, int] | None:
@@ -179,7 +179,7 @@ def plan_measurements(batch: Batch, profile: Profile) -> list[dict]:
 
 def write_plan(batch: Batch, profile: Profile) -> Path:
     path = batch.folder / "plan.jmx"
-    path.write_text(plans.batch_plan(f"batch {batch.folder.name}", plan_measurements(batch, profile)))
+    path.write_text(run_plans.batch_plan(f"batch {batch.folder.name}", plan_measurements(batch, profile)))
     return path
 
 

@@ -5,7 +5,7 @@ For each API x case, the rates are FRACTIONS of the slowest framework's capacity
 throughput of a valid or bound item; a bound one's is a lower bound) and one rate ABOVE it. The
 pass runs the profile's `latency_rounds` interleaved rounds, each one JMeter process (a batch)
 measuring every (API, case, step, framework) once, in an order shuffled from the run's seed with
-the frameworks of a slot back to back. Each measurement is an open-model thread group (benchlib/plans.open_group):
+the frameworks of a slot back to back. Each measurement is an open-model thread group (benchlib/run_plans.open_group):
 a pool of the case's concurrent users sends a Poisson schedule (collect/arrivals.py) for WARMUP_S,
 not recorded, then WINDOW_S, recorded; latency counts from each arrival's intended time.
 
@@ -18,7 +18,7 @@ import random
 import time
 from pathlib import Path
 
-from benchlib import interrupts, plans
+from benchlib import interrupts, run_plans
 from benchlib.files import write_json
 from benchlib.paths import IDS
 from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
@@ -41,7 +41,7 @@ ARRIVALS = ("Python draws each measurement's Poisson schedule (seeded from the r
             "case's concurrent users takes the arrivals in order, each thread waiting until its "
             "arrival's intended time, and each sample records that time (intended_ms), so an arrival "
             "sent late because every thread was busy counts its latency from when it was intended")
-SAMPLE_VARIABLES = ",".join(plans.OPEN_VARIABLES)
+SAMPLE_VARIABLES = ",".join(run_plans.OPEN_VARIABLES)
 PROPERTIES = {"sample_variables": SAMPLE_VARIABLES}
 
 
@@ -199,7 +199,7 @@ def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
         local.append({**{k: v for k, v in g.items() if k != "offsets"}, "schedule": schedule, "jtl": batch.jtl(i),
                       "window_file": batch.window_file(i), "ids_dir": IDS})
     plan = batch.folder / "plan.jmx"
-    plan.write_text(plans.open_plan(title, local))
+    plan.write_text(run_plans.open_plan(title, local))
     return plan
 
 

@@ -20,7 +20,7 @@ class Profile:
     condition_s: float = 0
     jmeter_env: dict = field(default_factory=dict)  # HEAP / JVM_ARGS for JMeter's launcher
     # The warm-up goes on past warmup_s until every thread has completed a request, up to this cap
-    # (None: exactly warmup_s). benchlib/plans.group_clock.
+    # (None: exactly warmup_s). benchlib/run_plans.group_clock.
     warmup_cap_s: float | None = None
     # After the rounds (collect/extra_passes.py): the cross-check, crosscheck_cases of the first
     # crosscheck_rounds rounds (None: every round) measured again by the other load generator

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchlib import engines as engine_lib, plans
+from benchlib import engines as engine_lib, run_plans
 from benchlib.console import fail, say
 from benchlib.engines import Endpoint
 from benchlib.jmeter import PROPERTIES, jmeter_version
@@ -191,9 +191,9 @@ def write_plans(folder: Path, title: str, measurements: list[dict], starts: list
     for e, c in enumerate(controllers):
         own = [{**m, "threads": engine_lib.split_threads(m["threads"], len(engines.endpoints))[e],
                 "jtl": c.jtl(i), "engine_jtl": c.report(i), "start_ms": starts[i], "plan_key": key,
-                "ids_dir": plans.remote_folder(id_texts)} for i, m in enumerate(measurements)]
+                "ids_dir": run_plans.remote_folder(id_texts)} for i, m in enumerate(measurements)]
         # An engine may have no thread in a measurement (more engines than threads): it sits it out.
-        (c.folder / "plan.jmx").write_text(plans.batch_plan(title, [m for m in own if m["threads"]], id_texts))
+        (c.folder / "plan.jmx").write_text(run_plans.batch_plan(title, [m for m in own if m["threads"]], id_texts))
     return controllers
 
 
@@ -230,10 +230,10 @@ def launch_open(folder: Path, title: str, measurements: list[dict], starts: list
             files[name] = arrivals.text(share)
             own.append({**{k: v for k, v in m.items() if k != "offsets"}, "pool": pool, "schedule": name,
                         "jtl": c.jtl(i), "start_ms": starts[i], "plan_key": key})
-        there = plans.remote_folder(files)
+        there = run_plans.remote_folder(files)
         for m in own:
             m.update(schedule=f"{there}/{m['schedule']}", ids_dir=there)
-        (c.folder / "plan.jmx").write_text(plans.open_plan(title, own, files))
+        (c.folder / "plan.jmx").write_text(run_plans.open_plan(title, own, files))
         start_controller(c, controller_command(launcher, c.folder / "plan.jmx", c.endpoint, e, engines, c.log,
                                                properties))
     return controllers
@@ -263,7 +263,7 @@ def first_sample(jtl: Path) -> tuple[float, dict] | None:
 
 
 def report_of(path: Path) -> dict:
-    """The engine's CPU over one window, from the sample its plan sent (plans.engine_report)."""
+    """The engine's CPU over one window, from the sample its plan sent (run_plans.engine_report)."""
     _, values = first_sample(path) or (None, None)
     if not values:
         return {"cpu_mean_pct": None, "cpu_peak_pct": None, "cores": None, "late_ms": None}
@@ -330,7 +330,7 @@ def probe_plan(jtl: Path) -> str:
               " + ';java=' + System.getProperty('java.version') + ';cores=' + Runtime.runtime.availableProcessors()"
               " + ';host=' + java.net.InetAddress.localHost.hostName + ';os=' + System.getProperty('os.name')"
               " + ' ' + System.getProperty('os.version') + ' ' + System.getProperty('os.arch'))")
-    return plans.probe_plan(script, jtl)
+    return run_plans.probe_plan(script, jtl)
 
 
 def probe(endpoint: Endpoint, index: int, engines: Engines, launcher: str, folder: Path) -> dict:

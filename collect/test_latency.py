@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from benchlib import apps, plans
+from benchlib import apps, run_plans
 from benchlib.builds import build
 from benchlib.cases import cases
 from benchlib.jmeter import PROPERTIES, find_jmeter
@@ -53,7 +53,7 @@ def open_load(folder, port, rate, pool, seed="test") -> tuple[list[dict], int]:
     schedule = arrivals.offsets(rate, WARMUP_MS + WINDOW_MS, seed)
     arrivals.write(folder / "arrivals.csv", schedule)
     plan = folder / "plan.jmx"
-    plan.write_text(plans.open_plan("test", [{
+    plan.write_text(run_plans.open_plan("test", [{
         "api": "rest", "case": cases()[1], "host": apps.host(), "port": port, "pool": pool,
         "schedule": folder / "arrivals.csv",
         "end_ms": WARMUP_MS + WINDOW_MS, "jtl": folder / "all.jtl", "window_file": folder / "t0",

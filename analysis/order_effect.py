@@ -14,6 +14,7 @@ round, which leaves ±δ/n.
 The table gives exp(2δ): the ratio measured with the numerator first over the same ratio with it
 second, with its 95 % interval; 1 inside the interval means no order effect was found."""
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 from scipy import stats
@@ -53,6 +54,21 @@ def observations(run: Run, numerator: str, denominator: str, metric: str) -> pd.
     return pd.DataFrame(rows, columns=["api", "case", "round", "d", "s"])
 
 
+@dataclass(frozen=True)
+class Observed:
+    """One comparison's observations for each of METRICS (which hold the rounds' too), none where the
+    run is not paired or has no order: read by the order's fit (table), its balance and the rounds'
+    fit (analysis/round_effect.py), so that each comparison's pairs are gathered once."""
+    numerator: str
+    denominator: str
+    by_metric: dict   # metric -> observations(...)
+
+
+def observed(run: Run, numerator: str, denominator: str) -> Observed:
+    metrics = METRICS if run.manifest.paired and run.manifest.order else ()
+    return Observed(numerator, denominator, {m: observations(run, numerator, denominator, m) for m in metrics})
+
+
 def fit(found: pd.DataFrame) -> dict:
     """δ of one family, within cells; None figures where no cell had both orders."""
     centred = found.assign(d=found["d"] - found.groupby("case")["d"].transform("mean"),
@@ -74,24 +90,22 @@ def fit(found: pd.DataFrame) -> dict:
             "high": math.exp(2 * (delta + half)), "p": p}
 
 
-def table(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
-    """Per (API, metric) family of a paired run: the order effect on numerator / denominator."""
-    if not run.manifest.paired or not run.manifest.order:
+def table(found: Observed) -> pd.DataFrame:
+    """Per (API, metric) family of a paired run: the order effect on the comparison's ratio."""
+    if not found.by_metric:
         return pd.DataFrame(columns=COLUMNS)
     rows = []
-    for metric in METRICS:
-        found = observations(run, numerator, denominator, metric)
-        for api, family in found.groupby("api", sort=False):
-            rows.append({"api": api, "metric": metric, "numerator": numerator, "denominator": denominator,
-                         **fit(family)})
+    for metric, seen in found.by_metric.items():
+        for api, family in seen.groupby("api", sort=False):
+            rows.append({"api": api, "metric": metric, "numerator": found.numerator,
+                         "denominator": found.denominator, **fit(family)})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def balance(run: Run, numerator: str, denominator: str) -> tuple[int, int]:
+def balance(found: Observed) -> tuple[int, int]:
     """(cells whose rounds had both orders, cells with two or more rounds): how many cells the
     order's design lets cancel it."""
-    found = observations(run, numerator, denominator, "throughput_rps")
-    by_cell = found.groupby(["api", "case"])["s"]
+    by_cell = found.by_metric["throughput_rps"].groupby(["api", "case"])["s"]
     several = by_cell.size() >= 2
     both = by_cell.agg(lambda s: s.nunique() == 2)
     return int((both & several).sum()), int(several.sum())

@@ -17,7 +17,8 @@ HEADING = "The protocol's own checks"
 
 def section(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons: list, tabs: Path) -> None:
     """`comparisons`: the run's answer.Versus, framework and variant alike."""
-    orders = per_comparison(order_effect, run, comparisons)
+    observed = [order_effect.observed(run, v.numerator, v.denominator) for v in comparisons]
+    orders = per_comparison(order_effect, observed)
     orders.to_csv(tabs / "order_effect.csv", index=False)
     if not run.manifest.settings.aa and orders.empty:
         return
@@ -25,17 +26,18 @@ def section(doc: Doc, run: Run, every_answer: pd.DataFrame, comparisons: list, t
     if run.manifest.settings.aa:
         calibration_part(doc, run, every_answer, comparisons, tabs)
     if not orders.empty:
-        order_part(doc, run, orders, comparisons)
-    rounds = per_comparison(round_effect, run, comparisons)
+        order_part(doc, run, orders, observed)
+    rounds = per_comparison(round_effect, observed)
     rounds.assign(departures=rounds["departures"].map(round_effect.departures_text)) \
         .to_csv(tabs / "round_effect.csv", index=False)
     if rounds["p"].notna().any():
         rounds_part(doc, rounds)
 
 
-def per_comparison(check, run: Run, comparisons: list) -> pd.DataFrame:
-    """One check's table (order_effect, round_effect: its `table` and `COLUMNS`) over every comparison."""
-    return pd.concat([check.table(run, v.numerator, v.denominator) for v in comparisons]
+def per_comparison(check, observed: list) -> pd.DataFrame:
+    """One check's table (order_effect, round_effect: its `table` and `COLUMNS`) over every
+    comparison's observations (order_effect.Observed)."""
+    return pd.concat([check.table(found) for found in observed]
                      or [pd.DataFrame(columns=check.COLUMNS)], ignore_index=True)
 
 
@@ -90,13 +92,13 @@ def bar_text(found: pd.DataFrame) -> str:
         + ", so there the intervals are too narrow for what varies between processes.")
 
 
-def order_part(doc: Doc, run: Run, orders: pd.DataFrame, comparisons: list) -> None:
+def order_part(doc: Doc, run: Run, orders: pd.DataFrame, observed: list) -> None:
     doc.heading(3, "The arm order")
     texts = []
-    for versus in comparisons:
-        both, several = order_effect.balance(run, versus.numerator, versus.denominator)
+    for found in observed:
+        both, several = order_effect.balance(found)
         if several:
-            texts.append(f"{run.display_name(versus.numerator)} / {run.display_name(versus.denominator)}: "
+            texts.append(f"{run.display_name(found.numerator)} / {run.display_name(found.denominator)}: "
                          f"{both} of {several} cells with two or more rounds ran in both orders")
     doc.para("In each slot the arms run one after the other; what the second inherits from the first "
              "would move the ratio by the same factor each time one arm goes first. The run alternates which arm "

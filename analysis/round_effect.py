@@ -18,8 +18,7 @@ import math
 import pandas as pd
 from scipy import stats
 
-from analysis.load import Run
-from analysis.order_effect import observations
+from analysis.order_effect import Observed
 
 METRICS = ("throughput_rps", "app_cpu_ms_per_req")
 COLUMNS = ["api", "metric", "numerator", "denominator", "cells", "rounds", "departures", "correlation", "p"]
@@ -55,15 +54,15 @@ def fit(found: pd.DataFrame) -> dict:
             if ms_residual > 0 else None}
 
 
-def table(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
-    """Per (API, metric) family of a paired run: the rounds' effect on numerator / denominator."""
-    if not run.manifest.paired:
+def table(found: Observed) -> pd.DataFrame:
+    """Per (API, metric) family of a paired run: the rounds' effect on the comparison's ratio."""
+    if not found.by_metric:
         return pd.DataFrame(columns=COLUMNS)
     rows = []
     for metric in METRICS:
-        for api, family in observations(run, numerator, denominator, metric).groupby("api", sort=False):
-            rows.append({"api": api, "metric": metric, "numerator": numerator, "denominator": denominator,
-                         **fit(family)})
+        for api, family in found.by_metric[metric].groupby("api", sort=False):
+            rows.append({"api": api, "metric": metric, "numerator": found.numerator,
+                         "denominator": found.denominator, **fit(family)})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -65,8 +65,8 @@ REST_CPU_SIMILAR = (1, 4, 10, 13, 16)                   # as listed in L1214-121
 # closed loop without think time, Little's law makes that the mean time a request takes, every
 # connection counted. The window's sample mean counts only the requests that completed in it: where
 # a server leaves connections waiting (Express.js at 250-500 users, "unfair") it leaves the longest
-# waits out, 1.46 times too low at the median on a default run's unfair items (0.79-4.1), and
-# elsewhere it agrees with connections / throughput (Little's ratio 0.96-1.09, median 1.00). So a
+# waits out, and elsewhere it agrees with connections / throughput (analysis/README.md, Claims,
+# "Mean response time", for the figures). So a
 # claim about the mean is judged wherever the throughput is, and the one that counts every request;
 # the distribution (minimum, maximum, percentiles) has no such identity and stays unfair. CPU claims
 # use the mean over the window: the peak comes in 10-point steps (100 ticks a second sampled at

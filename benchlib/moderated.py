@@ -3,10 +3,9 @@
 A cell's paired t interval (analysis.paired) reads its spread off its own few rounds: 2 or 3 pairs
 give 1 or 2 degrees of freedom, t(0.975) is 12.7 or 4.3, and the interval is too wide to decide
 anything but a large difference. Yet the cells of one API and metric are measured by the same
-machine, rounds and load generator, and their spreads differ mostly by chance: on three default
-runs (20261127-094959, -103336, -131851), the per-case spreads of the throughput ratio, pooled over
-the runs (2-6 degrees of freedom each), do not differ beyond chance (Bartlett's test p 0.16 REST,
-0.27 GraphQL; CPU 0.34 and 0.09).
+machine, rounds and load generator, and their spreads differ mostly by chance: over three default
+runs the per-case spreads of the throughput and CPU ratios, pooled over the runs, did not differ
+beyond chance (Bartlett's test; the runs and figures: benchlib/README.md, `moderated.py`).
 
 So each cell's variance is moderated as Smyth's limma does for thousands of genes measured a few
 times each ("Linear models and empirical Bayes methods for assessing differential expression in

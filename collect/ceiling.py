@@ -33,14 +33,14 @@ from collect.item_stats import SATURATION
 # The arm whose router answers the ceiling's requests: the cheapest 404 of the study's pair, else
 # the run's first arm.
 PREFERRED = ("aspnet", "express")
-# The last two attempts within this of each other at every thread count are a stable ceiling: on
-# the 2-core machine wrk's 2 s attempts at the same 404 vary by up to 7 % from one to the next
-# (18,271 then 18,243, 14,909 then 14,470, 13,454 then 14,347 req/s).
+# The last two attempts within this of each other at every thread count are a stable ceiling: wrk's
+# attempts at the same 404 vary by up to 7 % from one to the next on the 2-core machine
+# (collect/README.md, "The load generator's ceiling").
 STABLE = 0.10
 ATTEMPTS = 3
 # What a batch of probes costs beyond their seconds of load, for the run's time budget: JMeter's JVM
-# start and warm-up (13 s over the 6 probes of a first ceiling, 46 s in all; run 20261128-183047),
-# wrk nothing measurable (its one probe after the rounds took its 5.5 s).
+# start and warm-up, wrk nothing measurable (collect/README.md, "Extra rounds until the interval is
+# tight", for the figures).
 START_S = {"jmeter": 13}
 
 

@@ -32,15 +32,13 @@ from collect.order import order
 
 CROSSCHECK_DIR = "crosscheck"
 # What a pass's measurement costs beyond its seconds of load, for the run's time budget: the load
-# generator's start and end (the cross-check's 16 JMeter items took 8.1 s each for 6 s of load), and
-# a fresh app's stop and start-up (the memory pass's 16 items 2.7 s each for 2 s of load; run
-# 20261128-183047; 2.5 s each over the default run's 144, 20261128-165655).
+# generator's start and end for the cross-check, a fresh app's stop and start-up for the memory pass
+# (collect/README.md, "Extra rounds until the interval is tight", for the figures).
 OVERHEAD_S = {"crosscheck": 2, "memory": 1}
 # The other generator's CPU per request in the reference work (REST case 1, alone), as a share of
-# the servers' (app and database), above which its cross-check items are all bound. In the two
-# default runs of 2026-12-02 JMeter's reference share was 2.2 and 3.1; its 32 cross-check items then
-# spent 0.42-1.68 of the servers' CPU per request, 31 above validity's LOADGEN_COST (0.45), and
-# both runs' cross-checks gave no ratio (1 valid item of 32) for 3.5 minutes each.
+# the servers' (app and database), above which its cross-check items are all bound (validity's
+# LOADGEN_COST) and give no ratio, as JMeter's did at shares of 2.2 and 3.1 (collect/README.md,
+# "After the rounds").
 CROSSCHECK_HOPELESS = 1.0
 
 

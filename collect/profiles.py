@@ -126,37 +126,24 @@ PROFILES = {
         iterations=1, rampup_s=0, warmup_s=0, duration_s=1, thread_cap=10, restart="run",
         # Probes as short as its items: a smoke run's ceiling and reference figures only have to exist.
         probe_s=1,
-        # The memory pass restarts an app per (arm, API, case): on three cases, as the cross-check,
-        # it still proves the pass and costs a sixth of the suite's time it took on all 18.
+        # The memory pass restarts an app per (arm, API, case): the cross-check's three cases prove it
+        # in a fraction of the time all 18 take (collect/README.md, Profiles, "smoke").
         crosscheck=True, crosscheck_always=True, memory_s=1, memory_cases=(1, 13, 18),
-        # JMeter's JVM start-up is most of a smoke item: C1 only, a small heap and no bytecode
-        # verification of JMeter's own jars take a third off it on the 2-core machine.
+        # JMeter's JVM start-up is most of a smoke item, which C1 only, a small heap and no bytecode
+        # verification of JMeter's own jars shorten (collect/README.md, Profiles, "smoke").
         jmeter_env={"HEAP": "-Xms256m -Xmx256m",
                     "JVM_ARGS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData "
                                 "-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"}),
-    # 3 rounds is the least that gives a paired interval and a test that can reach p < 0.05. The
-    # windows are as short as the checks allow so that the whole run, its ceiling, cross-check and
-    # memory pass included, stays within 40 minutes on 2 cores: 216 items of 1 + 2 + 3 s take about
-    # 23 minutes there (with 2-4 + 4 s they took 31, and the run 50). collect/README.md, "Time".
-    # Every item has the same 3 s of load before its window, whichever framework: with a warm-up of
-    # 1 s or until every connection was served (at most 3), ASP.NET Core's windows opened after 2 s
-    # (it serves every connection at once) and Express.js's mostly after 4, while both still rise
-    # for about 3 s after the run switches cells: ASP.NET Core's windows rose +3.8 % on average (424
-    # items of four default runs), Express.js's -1.3 % after the cap and +3.6 % after a short
-    # warm-up, so the A/E ratios carried part of ASP.NET Core's rise against it. The ramp-up stays:
-    # without it wrk sets up all its threads before the warm-up starts, 0.75 s more per item.
-    # Two fresh processes per memory cell give its ratio a spread (one gave none, so no memory claim
-    # could be judged); they cost 3.7 minutes. The cross-check makes room: 2 of the 3 rounds, and
-    # cases 1 and 18 without 13, where JMeter's throughput was valid in 5 of 44 items over four
-    # default runs (case 1: 9, case 18: 14); 36 JMeter items and their ceiling took 7.5 minutes.
-    # Each round on processes started for it, conditioned by every request shape: apps serving the
-    # whole run made the rounds replicates of the window, not of the process, while the process
-    # carries more of the spread (REST case 1: a log-ratio sd of 0.075 between fresh processes
-    # against 0.055 between windows of one, collect/README.md "Which level the rounds replicate").
-    # Conditioned for 3 s a shape: at 1 s (12 s of load, shared with the other arm) ASP.NET Core's
-    # first item of each round served 0.76, 0.19 and 0.36 of the same cell's other rounds (GraphQL
-    # cases 12, 9 and 10), its second 0.82-1.19, Express.js's first 0.92-0.94 (collect/README.md
-    # "Conditioning long enough").
+    # 3 rounds, the fewest that give a paired interval and a test that can reach p < 0.05; windows as
+    # short as the checks allow, so that a whole run stays within 40 minutes on 2 cores
+    # (collect/README.md, "Time"); the same 3 s of load before every window, whichever framework,
+    # since both rise for about 3 s after the run switches cells, over a 1 s ramp-up, without which
+    # wrk sets up all its threads first (collect/README.md, Profiles, "quick"); two fresh processes
+    # per memory cell, so that each memory ratio has a spread, paid for by a cross-check of cases 1
+    # and 18 in 2 rounds ("Time", "After the rounds"); each round on processes started for it, since
+    # the process carries more of the spread than the window ("Which level the rounds replicate"),
+    # conditioned 3 s a request shape, since 1 s left each round's first item far below the same
+    # cell's other rounds ("Conditioning long enough").
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
         iterations=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="round", condition_s=3,

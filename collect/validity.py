@@ -35,50 +35,32 @@ LITTLE_TOLERANCE = 0.10
 # beyond what counting alone explains.
 TREND_PCT = 15.0
 TREND_ALPHA = 0.01
-# The servers' throughput wanders on a scale of 2-3 s, which the bins of a 3 s window see as a slope.
-# The slope's least-squares t assumes independent bins; in steady windows (warm apps, the load
-# unchanged) its spread is 2.05 (330 3 s slices of six 24-36 s wrk measurements of REST case 1 and
-# GraphQL case 14), 2.49 (60 separate 3 s measurements of the same cells) and 2.09 (the 656 items of
-# three default runs, whose trends are distributed as the steady windows' are), not 1. So t is
-# divided by it: with t as it was the check failed 10-17 % of steady windows at a nominal 1 %, and 63
-# of those 656 items (all but one of their invalid items); with 2.0, 0.3 % and 1.7 % of the steady
-# windows and 5 of the items. The price: a 3 s window tells a drift from the servers' own wander
-# only when it is large (a +100 % ramp added to steady windows is caught in 77 % of them, +50 % in
-# 24 %). The wander reaches past the window: slices of 6, 10, 15 and 20 s of the same measurements
-# (10 bins each) have a spread of 1.84, 2.03, 2.35 and 1.92, so the scale holds for the study
-# profile's 20 s windows too (a rough figure: overlapping slices of six measurements).
+# The slope's least-squares t assumes independent bins, but the servers' throughput wanders on a
+# scale of 2-3 s, which gives steady windows' t a spread of about 2, so t is divided by it (the
+# measurements, and what a 3 s window then cannot tell: collect/README.md, "The steady-state check
+# and the servers' own wander").
 WANDER_T_SCALE = 2.0
 SPREAD_CV = 0.25
 # The load generator's ceiling (collect/ceiling.py): a cell at this share of what the generator
 # drives against the cheapest answer is the generator's limit as much as the app's.
 CEILING_SHARE = 0.80
 # The machine, beyond the run's own processes: CPU busy with other work (steal included), % of one
-# core, above which the app was denied CPU a quiet machine would have given it. Measured on a quiet
-# 2-core machine at full load (2026-11-26): 1 s windows leave -0.1 to 9.9 % unexplained (the
-# samplers' 10 Hz ticks against /proc/stat's), a default run's items 0 to 24 % with a median of 2.2
-# (the one item over 15 % ran while another tenant's job started), so 15 % is other work, not noise.
+# core, above which the app was denied CPU a quiet machine would have given it; set above what a
+# quiet machine leaves unexplained (collect/README.md, "The machine's other work").
 OTHER_MAX_PCT = 15.0
 # The load generator saturated (SATURATION of the CPU it can use) or holding the connections
 # (UNDERLOADED: fewer requests in flight than that share of the threads): collect/item_stats.py.
 # Or holding LOADGEN_SHARE_PCT of all cores of a machine at least MACHINE_BUSY_PCT busy, on the app's
 # cores: the app was denied that CPU, so its throughput is a lower bound (from a CPU set of its own it
-# denied the app nothing). Calibrated on the default run's cross-check
-# (2026-11-26, both generators on the same cells): JMeter's items at 44-54 % of the machine gave
-# GraphQL case 18 an A/E of 1.70 where wrk's gave 1.29, while its items at 19-39 % agreed with wrk's
-# within 14 % (REST 13, REST 18, GraphQL 13); wrk's own items reached 39 % (ASP.NET Core's 1-row cells
-# at 500 connections).
+# denied the app nothing); set where JMeter's cross-check items stopped agreeing with wrk's
+# (collect/README.md, Validity, "the load generator holding the machine").
 MACHINE_BUSY_PCT = 90.0
 LOADGEN_SHARE_PCT = 40.0
 # The load generator's CPU per request, on the cores it shares with the server, over the server's
 # (app and database): above this share it took CPU the server needed even where the machine had
-# room, since a single-threaded server (Node's event loop) is denied a core, not the machine.
-# Measured 2026-11-28 with schedstat: under JMeter, Express.js's event loop waited for a core 25-29 %
-# of GraphQL case 18's window (the machine 84-88 % busy), under wrk 4-6 %. In the two default runs of
-# that day, JMeter's cross-check items valid by the other checks measured 0.98-1.08 of wrk's
-# throughput on the same arm and cell at 0.24-0.35 of the server's CPU per request (5 items), and
-# 0.77-0.88 of it at 0.50-0.70 (8: REST case 18, both arms; Express.js's GraphQL case 18), which set
-# the one ratio that missed wrk's by more than 15 % (2.07 against 1.73); wrk's own 432 items spent
-# 0.09-0.41 (median 0.22).
+# room, since a single-threaded server (Node's event loop) is denied a core, not the machine; set
+# between the shares at which JMeter's items agreed with wrk's and those at which they fell short
+# (collect/README.md, Validity, "the load generator's cost beside the server").
 LOADGEN_COST = 0.45
 
 THRESHOLDS = {

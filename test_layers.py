@@ -1,6 +1,6 @@
 """The import graph points one way (CONTRIBUTING.md, "Where everything is"): cli → stages →
-benchlib, and analysis reads result files only through benchlib/results.py. Read from the sources,
-so a change that breaks it fails here."""
+benchlib, analysis reads result files only through benchlib/results.py, and no module outgrows one
+job. Read from the sources, so a change that breaks it fails here."""
 import ast
 from pathlib import Path
 
@@ -88,3 +88,15 @@ def test_analysis_reads_result_files_only_through_the_results_module(rel, tree):
         argument = ast.unparse(what) if what is not None else ""
         assert (rel.as_posix(), argument) in ANALYSIS_INPUTS, \
             f"{rel}:{node.lineno} reads {argument or 'a file'} itself; use benchlib/results.py"
+
+
+# A module does one job, which fits in this many lines; past them it has grown a second job, which
+# wants a module of its own (CONTRIBUTING.md, "Any other change"). Tests grow with what they check.
+MAX_LINES = 450
+
+
+def test_no_module_outgrows_one_job():
+    long = [f"{rel} ({lines} lines)" for rel, lines in
+            ((rel, len((ROOT / rel).read_text().splitlines())) for rel, _ in ALL)
+            if lines > MAX_LINES and not rel.name.startswith(("test_", "conftest"))]
+    assert not long, f"over {MAX_LINES} lines, split along a seam: {', '.join(long)}"

@@ -92,14 +92,16 @@ def fit(found: pd.DataFrame) -> dict:
 
 def table(found: Observed) -> pd.DataFrame:
     """Per (API, metric) family of a paired run: the order effect on the comparison's ratio."""
-    if not found.by_metric:
-        return pd.DataFrame(columns=COLUMNS)
-    rows = []
-    for metric, seen in found.by_metric.items():
-        for api, family in seen.groupby("api", sort=False):
-            rows.append({"api": api, "metric": metric, "numerator": found.numerator,
-                         "denominator": found.denominator, **fit(family)})
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return per_family(found, METRICS, fit, COLUMNS)
+
+
+def per_family(found: Observed, metrics: tuple, fit_of, columns: list) -> pd.DataFrame:
+    """One row per (API, metric) family of `metrics`: `fit_of` its observations, beside the
+    comparison; no row where the run has none (Observed)."""
+    return pd.DataFrame([{"api": api, "metric": metric, "numerator": found.numerator,
+                          "denominator": found.denominator, **fit_of(family)}
+                         for metric in metrics if metric in found.by_metric
+                         for api, family in found.by_metric[metric].groupby("api", sort=False)], columns=columns)
 
 
 def balance(found: Observed) -> tuple[int, int]:

@@ -18,7 +18,7 @@ import math
 import pandas as pd
 from scipy import stats
 
-from analysis.order_effect import Observed
+from analysis.order_effect import Observed, per_family
 
 METRICS = ("throughput_rps", "app_cpu_ms_per_req")
 COLUMNS = ["api", "metric", "numerator", "denominator", "cells", "rounds", "departures", "correlation", "p"]
@@ -56,14 +56,7 @@ def fit(found: pd.DataFrame) -> dict:
 
 def table(found: Observed) -> pd.DataFrame:
     """Per (API, metric) family of a paired run: the rounds' effect on the comparison's ratio."""
-    if not found.by_metric:
-        return pd.DataFrame(columns=COLUMNS)
-    rows = []
-    for metric in METRICS:
-        for api, family in found.by_metric[metric].groupby("api", sort=False):
-            rows.append({"api": api, "metric": metric, "numerator": found.numerator,
-                         "denominator": found.denominator, **fit(family)})
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return per_family(found, METRICS, fit, COLUMNS)
 
 
 def departures_text(departures: dict | None) -> str:

@@ -27,8 +27,9 @@ DEBIAN = {
     # module proxy is out of reach from the project's machines). golang-go is Go 1.19 on Debian 12.
     # gcc and libc6-dev: only recommended by golang-go, but Go before 1.20 rebuilds the standard
     # library's cgo parts under -trimpath (gin-api/build.sh) and stops without a C compiler.
-    "go": ["golang-go", "gcc", "libc6-dev", "golang-github-gin-gonic-gin-dev", "golang-github-graph-gophers-graphql-go-dev",
-           "golang-github-go-sql-driver-mysql-dev", "golang-github-vektah-gqlparser-dev"],
+    "go": ["golang-go", "gcc", "libc6-dev", "golang-github-gin-gonic-gin-dev",
+           "golang-github-graph-gophers-graphql-go-dev", "golang-github-go-sql-driver-mysql-dev",
+           "golang-github-vektah-gqlparser-dev"],
 }
 # npm projects of the testbed itself (not an implementation's): the seeder, lint/, the ESLint that
 # each Node app's npm test runs, and analysis/browser/, the report's browser test's driver.

@@ -294,6 +294,14 @@ class RunLoop:
         deadline = time.monotonic() + p.longest() + JMETER_SLACK_S
         names = list(dict.fromkeys(s.framework for s in batch.measurements))
         while True:
+            # An app's death first: wrk fails the measurement the app died in and starts the next at
+            # once, so an item opened, or an exit read, before this check blames the wrong case.
+            exited = self.apps.exited(names)
+            if exited:
+                name, code = exited
+                running = batch.measurements[len(marks) - 1].framework if marks else None
+                return BatchEnd(max(0, len(marks) - 1), f"the app exited with code {code} during the case",
+                                failed=running == name, tail=log_tail(self.apps.running[name].log))
             while len(marks) < batch.groups_started():
                 if marks:
                     progress.advance()
@@ -312,12 +320,6 @@ class RunLoop:
                     progress.advance()
                 return BatchEnd(finished, None if finished == len(batch.measurements)
                                 else f"JMeter exited with code {code}", tail=log_tail(batch.log))
-            exited = self.apps.exited(names)
-            if exited:
-                name, code = exited
-                running = batch.measurements[len(marks) - 1].framework if marks else None
-                return BatchEnd(max(0, len(marks) - 1), f"the app exited with code {code} during the case",
-                                failed=running == name, tail=log_tail(self.apps.running[name].log))
             if db_pid and not alive(db_pid):
                 return BatchEnd(max(0, len(marks) - 1), "the database went down", failed=False,
                                 database_down=True)

@@ -201,13 +201,20 @@ def summary_row(item: dict, status: str, flags: list[str], jtl: dict, samplers: 
     return {key: "" if row.get(key) is None else row[key] for key in SUMMARY_COLUMNS}
 
 
-def append_summary(path: Path, row: dict) -> None:
-    new = not path.exists()
+def append_rows(path: Path, columns: list[str], rows: list[dict]) -> None:
+    """Adds `rows` to a run's CSV file (None as ""), with the header first when the file is new or
+    empty: an interrupt that lands after the file is created and before its first write leaves it
+    empty, and a header written only for a missing file then never comes, so the resume would read
+    its first row as the header."""
     with open(path, "a", newline="") as f:
-        writer = csv.DictWriter(f, SUMMARY_COLUMNS, lineterminator="\n")
-        if new:
+        writer = csv.DictWriter(f, columns, lineterminator="\n")
+        if f.tell() == 0:
             writer.writeheader()
-        writer.writerow(row)
+        writer.writerows({k: "" if row.get(k) is None else row[k] for k in columns} for row in rows)
+
+
+def append_summary(path: Path, row: dict) -> None:
+    append_rows(path, SUMMARY_COLUMNS, [row])
 
 
 def summary_rows(path: Path) -> list[dict]:

@@ -24,7 +24,7 @@ import csv
 from pathlib import Path
 
 from benchlib import plans
-from benchlib.results import CEILING, CEILING_COLUMNS
+from benchlib.results import CEILING, CEILING_COLUMNS, append_rows
 from collect import batch as batches
 from collect import probe
 from collect.batch import Measurement
@@ -113,7 +113,7 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
     shared = run.context.loadgen_shares_cores
     new = [row(f, loadgen, when, i // len(thread_counts) + 1, m.item["requests"], arm,
                run.context.machine_cores, shared) for i, (f, m) in enumerate(zip(figures, measurements))]
-    append(run.context.dir / CEILING, new)
+    append_rows(run.context.dir / CEILING, CEILING_COLUMNS, new)
     for r in new:
         progress.note(f"  {loadgen} attempt {r['attempt']}, {r['threads']} connections: {r['throughput_rps'] or '-'} "
                       f"req/s, ceiling {r['ceiling_rps'] or '-'} "
@@ -121,15 +121,6 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
     if when == "before" and not stable(new):
         progress.note(f"  the last two attempts differ by more than {STABLE:.0%}: the ceiling is the most any drove")
     return read(run.context.dir, loadgen)
-
-
-def append(path: Path, new: list[dict]) -> None:
-    fresh = not path.exists()
-    with open(path, "a", newline="") as f:
-        writer = csv.DictWriter(f, CEILING_COLUMNS, lineterminator="\n")
-        if fresh:
-            writer.writeheader()
-        writer.writerows({k: "" if r.get(k) is None else r[k] for k in CEILING_COLUMNS} for r in new)
 
 
 def row(f: probe.Figures, loadgen: str, when: str, attempt: int, threads: int, arm: str, cores: int,

@@ -25,7 +25,8 @@ from pathlib import Path
 from benchlib import apps
 from benchlib.processes import children
 from benchlib.files import write_json
-from benchlib.results import (CROSSCHECK, ITEM_FIELDS, MANIFEST, MEMORY, MEMORY_COLUMNS, item_key, parse_item_key)
+from benchlib.results import (CROSSCHECK, ITEM_FIELDS, MANIFEST, MEMORY, MEMORY_COLUMNS, append_rows, item_key,
+                              parse_item_key)
 from benchlib import wrk
 from collect import ceiling, reference
 from collect.order import order
@@ -50,15 +51,6 @@ def done(path: Path) -> set[str]:
                     for r in csv.DictReader(f)}
     except FileNotFoundError:
         return set()
-
-
-def append(path: Path, columns: list[str], row: dict) -> None:
-    new = not path.exists()
-    with open(path, "a", newline="") as f:
-        writer = csv.DictWriter(f, columns, lineterminator="\n")
-        if new:
-            writer.writeheader()
-        writer.writerow({k: "" if row.get(k) is None else row[k] for k in columns})
 
 
 def todo(run, path: Path, case_numbers, iterations: int) -> list[dict]:
@@ -160,10 +152,10 @@ def memory(run, progress) -> None:
         connections = run.context.profile.threads(item["requests"])
         figures = wrk.run(apps.url(run.context.frameworks[item["framework"]]), item, connections, seconds)
         hwm, rss = resident_kb(app.pid)
-        append(path, MEMORY_COLUMNS, {**{k: item[k] for k in ITEM_FIELDS}, "tool": "wrk",
-                                      "connections": connections, "load_s": figures["window_s"],
-                                      "requests_done": figures["samples"], "hwm_mb": round(hwm / 1024, 3),
-                                      "rss_end_mb": round(rss / 1024, 3)})
+        append_rows(path, MEMORY_COLUMNS, [{**{k: item[k] for k in ITEM_FIELDS}, "tool": "wrk",
+                                            "connections": connections, "load_s": figures["window_s"],
+                                            "requests_done": figures["samples"], "hwm_mb": round(hwm / 1024, 3),
+                                            "rss_end_mb": round(rss / 1024, 3)}])
         progress.note(f"  memory {item_key(item)}: peak {hwm / 1024:.0f} MB")
 
 

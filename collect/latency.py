@@ -22,7 +22,7 @@ from benchlib import interrupts, run_plans
 from benchlib.files import write_json
 from benchlib.paths import IDS
 from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
-                              latency_jtl, summary_rows)
+                              append_rows, latency_jtl, summary_rows)
 from collect import arrivals, item_stats, latency_checks, remote
 from collect import batch as batches
 from collect.batch import Batch, Measurement
@@ -240,7 +240,7 @@ def keep(run, batch: Batch, todo: list[dict], count: int, progress) -> None:
         row = measure(run, batch, i, todo[i])
         if row is None:
             continue
-        append(run.context.dir / LATENCY, row)
+        append_rows(run.context.dir / LATENCY, LATENCY_COLUMNS, [row])
         progress.note(f"  {row['framework']} {row['api']} case {row['case']} step {row['step']} round "
                       f"{row['round']}: {row['achieved_rps']} of {row['target_rps']} req/s, p50 "
                       f"{row['p50_ms']} ms, p99 {row['p99_ms']} ms, late {row['late']}, dropped "
@@ -294,12 +294,3 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
 def window(t0: int) -> tuple[int, int]:
     """A measurement's window in epoch ms, from when its clock started."""
     return t0 + WARMUP_S * 1000, t0 + (WARMUP_S + WINDOW_S) * 1000
-
-
-def append(path: Path, row: dict) -> None:
-    new = not path.exists()
-    with open(path, "a", newline="") as f:
-        writer = csv.DictWriter(f, LATENCY_COLUMNS, lineterminator="\n")
-        if new:
-            writer.writeheader()
-        writer.writerow({k: "" if row.get(k) is None else row[k] for k in LATENCY_COLUMNS})

@@ -67,6 +67,9 @@ def runtime_versions(jmeter: str | None) -> dict:
         # The machine's node runs the seeder and express:node20 only; each app's own runtime (Node 24
         # for express) is what its process reports, under frameworks.<name>.loaded.
         "node_on_path": _out(["node", "--version"]),
+        # The go that built gin-api (its build.sh uses the one on PATH); the process reports the same
+        # version under frameworks.gin.loaded.
+        "go": _out(["go", "version"]),
         "java": java.splitlines()[0] if java else None,
         "top": _out(["top", "-V"]),
         "jmeter": None,

@@ -65,10 +65,11 @@ def arms(doc: Doc, run: Run) -> None:
     """Each arm's runtime as its process reported it, its processes and connections, and each
     deviation from the contract its framework.json declares: a reader weighs a ratio against what
     the two arms were allowed to do differently."""
-    doc.table(pd.DataFrame([arm_row(run.entry(arm)) for arm in run.arms]),
+    entries = [run.entry(arm) for arm in run.arms]
+    doc.table(pd.DataFrame([arm_row(entry) for entry in entries]),
               "The arms: the runtime each process reported loading (else its framework.json's), its "
               "processes and database connections in all (the manifest's `frameworks` has every setting)")
-    declared = [(run.entry(arm), d) for arm in run.arms for d in run.entry(arm).deviations]
+    declared = [(entry, d) for entry in entries for d in entry.deviations]
     if not declared:
         doc.para("No arm's framework.json declares a deviation from the contract (`deviations`, "
                  "contract/README.md).")

@@ -85,7 +85,7 @@ def reaching_address(host: str) -> str:
              "the address the engines reach with --bind.")
 
 
-def answering(endpoint: Endpoint, timeout: float = 2.0) -> str | None:
+def why_not_answering(endpoint: Endpoint, timeout: float = 2.0) -> str | None:
     """None if something accepts TCP connections on the endpoint, else why not."""
     try:
         with socket.create_connection((endpoint.host, endpoint.port), timeout=timeout):
@@ -196,7 +196,7 @@ def start(launcher: str, port: int, bind: str | None, ssl: bool) -> None:
     if pid:
         fail(f"an engine already runs for port {port} (pid {pid}); stop it first: ./testbed engine stop --port {port}")
     for taken in (port, port + 1):
-        if answering(Endpoint(bind, taken), timeout=1) is None:
+        if why_not_answering(Endpoint(bind, taken), timeout=1) is None:
             fail(f"port {taken} on {bind} is taken by another program; choose another --port.")
     if ssl:
         ensure_keystore()

@@ -128,7 +128,7 @@ def stop(controllers: list[Controller]) -> None:
     more after every lost engine)."""
     for c in controllers:
         if c.proc and c.proc.poll() is None:
-            if ended(c) or engine_lib.answering(c.endpoint):
+            if ended(c) or engine_lib.why_not_answering(c.endpoint):
                 stop_group(c.proc)
                 continue
             port = SHUTDOWN_PORT.search(read(c.log))
@@ -152,7 +152,7 @@ def ended(c: Controller) -> bool:
 def lost(endpoints: list[Endpoint]) -> str | None:
     """Which engine stopped answering, and why; None while all answer."""
     for endpoint in endpoints:
-        why = engine_lib.answering(endpoint)
+        why = engine_lib.why_not_answering(endpoint)
         if why:
             return f"load engine {endpoint} stopped answering ({why})"
     return None
@@ -335,7 +335,7 @@ def probe_plan(jtl: Path) -> str:
 
 def probe(endpoint: Endpoint, index: int, engines: Engines, launcher: str, folder: Path) -> dict:
     """Runs the probe plan on one engine; its facts, or {"error": why}."""
-    why = engine_lib.answering(endpoint)
+    why = engine_lib.why_not_answering(endpoint)
     if why:
         return {"error": f"engine {endpoint} is not reachable ({why}); start it there with "
                          f"./testbed engine start --bind {endpoint.host} --port {endpoint.port}"}

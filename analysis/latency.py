@@ -1,4 +1,4 @@
-"""The numbers of the report's "Latency at a given rate" (its words: analysis/latency_section.py):
+"""The numbers of the report's "Latency at a given rate" (its words: analysis/sections/latency.py):
 from a latency run's latency.csv and the JTL of every measurement, per API, case, rate (step) and
 framework, the percentiles of the pooled samples with bootstrap intervals, the reference / other
 ratio of each percentile with its interval, and per framework and case the rates at which a latency

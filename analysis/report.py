@@ -9,11 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import (answer, answer_section, bottom_line, distributions_section, engines, engines_section,
-                      extra_section, item_counts, latency_section, machine, memory, open_questions, protocol_section,
-                      ranking, replication, replication_section, rounds_needed, run_section, scope, slo, study_check,
-                      study_section, study_support_section, summary_section, tables, trust, validity, variants_section,
-                      verdicts, verdicts_section)
+from analysis import (answer, bottom_line, engines, item_counts, machine, memory, open_questions, ranking, replication,
+                      rounds_needed, scope, sections, slo, study_check, tables, validity, verdicts)
 # write_report raises it for an unknown --reference; cli/report.py catches it from here.
 from analysis.answer import UnknownReference  # noqa: F401
 from analysis.claims import CLAIMS
@@ -83,41 +80,41 @@ def build(run: Run, out: Path, timeline_case: int | None, reference: str | None 
     engine_table = engines.engine_table(run)  # None unless the load came from remote engines
     if engine_table is not None:
         engine_table.to_csv(tabs / "engines.csv", index=False)
-    rates = latency_section.write_tables(run, reference, objective, tabs)  # None unless the run is a latency run
+    rates = sections.latency.write_tables(run, reference, objective, tabs)  # None unless the run is a latency run
 
     apis = [a for a in ("rest", "graphql") if a in set(agg["api"])]
     study_apis = [a for a in apis if a in set(study_agg["api"])]
     # The figures that read JTLs and sampler files come first, so a broken one fails fast.
-    distributions = distributions_section.draw(run, agg, apis, timeline_case, figs)
+    distributions = sections.distributions.draw(run, agg, apis, timeline_case, figs)
     doc = Doc(f"Testbed report: run {run.run_id}")
-    summary_section.opening(doc, run, every_answer, bottom_line.compared(run, reference), item_counts.counts(run),
-                            apis, figs)
-    summary_section.section(doc, run, agg, comparisons, against)
+    sections.summary.opening(doc, run, every_answer, bottom_line.compared(run, reference), item_counts.counts(run),
+                             apis, figs)
+    sections.summary.section(doc, run, agg, comparisons, against)
     if rates is not None:
-        doc.para(latency_section.run_text(run))
+        doc.para(sections.latency.run_text(run))
     if rates is not None:
-        latency_section.section(doc, run, *rates, objective, figs)
-    answer_section.section(doc, run, answers, against, ranked, agg, apis, figs)
+        sections.latency.section(doc, run, *rates, objective, figs)
+    sections.answer.section(doc, run, answers, against, ranked, agg, apis, figs)
     for i, versus in enumerate(comparisons):
         # The legend and the method are the framework answer's; without one, the first variant
         # section carries them.
-        variants_section.section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
-                                 explain=i == 0 and not against)
-    protocol_section.section(doc, run, every_answer, [*against, *comparisons], tabs)
+        sections.variants.section(doc, run, answer.of(every_answer, versus), versus, apis, figs,
+                                  explain=i == 0 and not against)
+    sections.protocol.section(doc, run, every_answer, [*against, *comparisons], tabs)
     # The checks' grids and tables are for the reader who asks why; the opening says the gist.
     if run.checked:
-        trust.section(doc, run, study_answer, apis, figs, tabs)
+        sections.trust.section(doc, run, study_answer, apis, figs, tabs)
     machine.section(doc, run, tabs)
-    run_section.section(doc, run, status, engine_table)
-    verdicts_section.section(doc, run, results, checks, needed)
-    study_support_section.section(doc, checks, study)
-    study_section.section(doc, run, study_agg, sig, study, study_apis, figs, tabs)
-    extra_section.section(doc, run, study_agg, sig, study_apis, tabs)
-    distributions_section.section(doc, distributions)
-    replication_section.section(doc, run, side, ratios, study_apis)
-    run_section.appendix(doc, problems)
+    sections.run.section(doc, run, status, engine_table)
+    sections.verdicts.section(doc, run, results, checks, needed)
+    sections.study_support.section(doc, checks, study)
+    sections.study.section(doc, run, study_agg, sig, study, study_apis, figs, tabs)
+    sections.extra.section(doc, run, study_agg, sig, study_apis, tabs)
+    sections.distributions.section(doc, distributions)
+    sections.replication.section(doc, run, side, ratios, study_apis)
+    sections.run.appendix(doc, problems)
     if run.checked:
-        trust.appendix(doc, run, tabs)
+        sections.trust.appendix(doc, run, tabs)
     write(doc, out)
 
 
@@ -126,22 +123,22 @@ def build_unmeasurable(run: Run, out: Path, tabs: Path, reference: str | None = 
     """A checked run none of whose items passed: no statistic can be computed, so the report is the
     trust section, what would measure each cell, and every check."""
     doc = Doc(f"Testbed report: run {run.run_id}")
-    summary_section.opening(doc, run, pd.DataFrame(columns=answer.COLUMNS), [], item_counts.counts(run), [],
-                            out / "figures")
+    sections.summary.opening(doc, run, pd.DataFrame(columns=answer.COLUMNS), [], item_counts.counts(run), [],
+                             out / "figures")
     doc.para("No item of this run passed its validity checks, so it gives no answer, no verdict and "
              "none of the study's tables: every number would describe a load the case does not name.")
     items = validity.judged(run)
     apis = [a for a in ("rest", "graphql") if a in set(items["api"])]
-    trust.section(doc, run, pd.DataFrame(columns=answer.COLUMNS), apis, out / "figures", tabs)
+    sections.trust.section(doc, run, pd.DataFrame(columns=answer.COLUMNS), apis, out / "figures", tabs)
     machine.section(doc, run, tabs)
-    rates = latency_section.write_tables(run, reference, objective, tabs)
+    rates = sections.latency.write_tables(run, reference, objective, tabs)
     if rates is not None:
-        latency_section.section(doc, run, *rates, objective, out / "figures")
-    answer_section.unmeasurable(doc, run, reference)
+        sections.latency.section(doc, run, *rates, objective, out / "figures")
+    sections.answer.unmeasurable(doc, run, reference)
     # Whether remote engines ran out of CPU is part of why nothing passed.
     engine_table = engines.engine_table(run)
     if engine_table is not None:
         engine_table.to_csv(tabs / "engines.csv", index=False)
-        engines_section.section(doc, run, engine_table)
-    trust.appendix(doc, run, tabs)
+        sections.engines.section(doc, run, engine_table)
+    sections.trust.appendix(doc, run, tabs)
     write(doc, out)

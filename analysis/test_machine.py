@@ -60,7 +60,7 @@ def test_two_load_generators_agree_within_fifteen_percent_either_way():
 
 
 def test_the_ceiling_is_the_most_any_attempt_drove_in_the_table_and_in_the_items_figure(tmp_path):
-    from analysis import trust
+    from analysis.sections import trust
     from benchlib.results import CEILING_COLUMNS
     measured = [("wrk", "before", 1, 100, 14909.0), ("wrk", "before", 2, 100, 18271.0),
                 ("wrk", "before", 3, 100, 18243.0), ("wrk", "after", 1, 100, 16002.0),

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis import aa, order_effect, protocol_section, round_effect
+from analysis import aa, order_effect, round_effect
+from analysis.sections import protocol
 from analysis.load import load_run
 from analysis.report import write_report
 from analysis.test_variants import VARIANTS_RUN
@@ -96,20 +97,20 @@ def test_the_bar_reads_the_reports_significance_and_the_own_intervals_are_tested
     assert list(aa.own_over_the_bar(found)["metric"]) == ["throughput_rps", "p95_ms"]
     assert list(aa.beyond_chance(found)["metric"]) == ["p95_ms"]
     assert aa.all_families(found) == (7, 54, pytest.approx(stats.binom.sf(6, 54, 0.05)))
-    text = protocol_section.bar_text(found)
+    text = protocol.bar_text(found)
     assert text.startswith("The bar, at most 10% of a family's judged cells significant as this report marks "
                            "them (after BH): met in every family (the most: 1 of 18).")
     assert "families over 10%: 2 of 3, where a calibrated pipeline puts 0.7 on average" in text
     assert text.endswith("below 5 % in rest p95_ms, so there the intervals are too narrow for what varies "
                          "between processes.")
-    calibrated = protocol_section.bar_text(aa.calibration(pd.DataFrame(family("throughput_rps", 2))))
+    calibrated = protocol.bar_text(aa.calibration(pd.DataFrame(family("throughput_rps", 2))))
     assert "met: none is significant" in calibrated and calibrated.endswith("none is below 5 %.")
 
 
 def test_a_family_with_more_than_a_tenth_significant_after_bh_fails_the_bar():
     found = aa.calibration(pd.DataFrame(family("throughput_rps", 3, bh=2) + family("p95_ms", 1, bh=1)))
     assert list(aa.over_the_bar(found)["metric"]) == ["throughput_rps"]
-    assert "(after BH): not met in rest throughput_rps (2 of 18)." in protocol_section.bar_text(found)
+    assert "(after BH): not met in rest throughput_rps (2 of 18)." in protocol.bar_text(found)
 
 
 def rewrite_order(run_dir, first_in_odd_rounds: str, other: str) -> None:

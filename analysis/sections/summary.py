@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import answer, bottom_line, machine, ratio_figures, trust
+from analysis import answer, bottom_line, machine, ratio_figures
 from analysis.item_counts import ItemCounts
 from analysis.load import Run
 from analysis.names import listing, typed_name, versus_names
 from analysis.render import Doc
+from analysis.sections import trust
 
 BOTTOM_LINE = "The bottom line"
 

@@ -5,7 +5,7 @@ import pandas as pd
 
 from analysis import study_check
 from analysis.render import Doc
-from analysis.verdicts_section import tested_as
+from analysis.sections.verdicts import tested_as
 
 
 def section(doc: Doc, checks, study: pd.DataFrame) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import answer
-from analysis.answer_section import basis, basis_line, comparison_tables, legend
+from analysis.sections.answer import basis, basis_line, comparison_tables, legend
 from analysis.differing import differing, flat
 from analysis.load import Run
 from analysis.names import versus_names

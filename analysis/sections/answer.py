@@ -12,8 +12,8 @@ from analysis.formatting import fmt_ci
 from analysis.load import Run
 from analysis.metrics import case_label
 from analysis.names import listing, typed_name, versus_names
-from analysis.ratio_method import HOW_COMPUTED, extra_rounds_text, method_text
 from analysis.render import Doc
+from analysis.sections.ratio_method import HOW_COMPUTED, extra_rounds_text, method_text
 from analysis.stats import ALPHA
 
 

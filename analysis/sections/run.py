@@ -6,12 +6,13 @@ import datetime
 
 import pandas as pd
 
-from analysis import engines_section, machine, tables
+from analysis import machine, tables
 from analysis.formatting import fmt, known
 from analysis.load import Run
 from analysis.metrics import case_label
 from analysis.paired import TEST as PAIRED_TEST
 from analysis.render import Doc
+from analysis.sections import engines
 from analysis.stats import ALPHA
 from analysis.version import code_version
 
@@ -41,7 +42,7 @@ def section(doc: Doc, run: Run, status: pd.DataFrame, engine_table: pd.DataFrame
                            "(Little's law, mean over ok iterations); well below the threads means the "
                            "load generator, not the case, set the load")
     if engine_table is not None:
-        engines_section.section(doc, run, engine_table)
+        engines.section(doc, run, engine_table)
     doc.heading(2, "How to read this report")
     doc.bullets([
         "Every value is the mean over the iterations with status ok"

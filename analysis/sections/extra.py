@@ -2,7 +2,7 @@
 tables lack, as tables of the same shape (tables/extra_<api>_<metric>.csv)."""
 from analysis import tables
 from analysis.metrics import EXTRA_GROUPS, METRICS
-from analysis.study_section import display_wide
+from analysis.sections.study import display_wide
 
 
 def section(doc, run, agg, sig, apis, tabs) -> None:

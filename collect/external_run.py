@@ -76,10 +76,11 @@ def options(args, targets: dict[str, Target]) -> runs.RunOptions:
     for name in frameworks:
         if name not in targets:
             fail(unknown_framework(name, targets, "TARGETS"))
-    request = MatrixRequest(args.results_dir, profile=setting("PROFILE", preflight.profile_name, args.profile),
-                            apis=setting("APIS", preflight.names, args.apis) or None,
-                            cases=None if args.cases == "all" else setting("CASES", preflight.case_numbers, args.cases),
-                            iterations=setting("ITERATIONS", int, args.iterations) if args.iterations else None)
+    request = MatrixRequest(
+        results_root=args.results_dir, profile=setting("PROFILE", preflight.profile_name, args.profile),
+        apis=setting("APIS", preflight.names, args.apis) or None,
+        cases=None if args.cases == "all" else setting("CASES", preflight.case_numbers, args.cases),
+        iterations=setting("ITERATIONS", int, args.iterations) if args.iterations else None)
     preflight.check_options(request.apis or [], request.cases or [], request.iterations, named=SETTINGS)
     # Containers cannot be restarted from here: the rounds run on the processes the containers
     # started, and the manifest says so instead of claiming a process per round.

@@ -17,9 +17,10 @@ from collect import pinning, preflight, remote, runs
 from collect.profiles import DEFAULT, PROFILES, Profile
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class MatrixRequest:
-    """The `run` command's options: a new run's choices, or the id of one to resume."""
+    """The `run` command's options: a new run's choices, or the id of one to resume. Lists as
+    argparse gives them, never changed."""
     results_root: Path
     profile: str | None = None
     frameworks: list[str] | None = None

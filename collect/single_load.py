@@ -32,8 +32,9 @@ from collect.run_loop import RunLoop
 RUNNER = "collect/single_load.py (./testbed load)"
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class LoadRequest:
+    """`./testbed load`'s options. A list as argparse gives it, never changed."""
     framework: str
     api: str
     case: int

@@ -8,13 +8,13 @@ from collect.matrix import MatrixRequest
 
 def test_without_cases_or_apis_a_run_measures_every_case_of_both_apis():
     request = MatrixRequest(results_root=Path("results"))
-    assert request.case_numbers() == list(range(1, 19)) == sorted(cases())
-    assert request.api_names() == list(API_STYLES) == ["rest", "graphql"]
+    assert request.case_numbers() == tuple(range(1, 19)) == tuple(sorted(cases()))
+    assert request.api_names() == API_STYLES == ("rest", "graphql")
 
 
 def test_cases_and_apis_asked_for_are_the_ones_measured():
     request = MatrixRequest(results_root=Path("results"), apis=["graphql"], cases=[13, 1])
-    assert request.case_numbers() == [13, 1] and request.api_names() == ["graphql"]
+    assert request.case_numbers() == (13, 1) and request.api_names() == ("graphql",)
     assert request.chosen() == ["apis", "cases"]  # what --resume refuses beside it
 
 

@@ -29,6 +29,6 @@ def register(sub):
     add_load_options(p, "--host")
     p.add_argument("--dashboard", action="store_true", help="also write JMeter's HTML dashboard")
     p.set_defaults(func=lambda args: load(LoadRequest(
-        args.framework, args.api, args.case, args.threads, args.duration, args.warmup, args.rampup,
-        args.port, args.host, args.dashboard,
-        parse_endpoints(args.engines) if args.engines is not None else None, args.ssl)))
+        framework=args.framework, api=args.api, case=args.case, threads=args.threads, duration=args.duration,
+        warmup=args.warmup, rampup=args.rampup, port=args.port, host=args.host, dashboard=args.dashboard,
+        engines=parse_endpoints(args.engines) if args.engines is not None else None, ssl=args.ssl)))

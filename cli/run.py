@@ -88,10 +88,12 @@ def run(args) -> int:
     check_reference(args)
     goal = parse_slo(args.slo)  # a bad --slo fails now, before anything is measured
     code, run_dir = run_matrix(MatrixRequest(
-        args.results_dir or results_root(), args.profile, args.frameworks, args.variants, args.apis,
-        args.cases, args.iterations, args.budget_min, args.pin, args.seed, args.resume,
-        parse_endpoints(args.engines) if args.engines is not None else None, args.bind, args.ssl, args.loadgen,
-        args.memory_rounds, args.aa, args.restart, reference=args.reference))
+        results_root=args.results_dir or results_root(), profile=args.profile, frameworks=args.frameworks,
+        variants=args.variants, apis=args.apis, cases=args.cases, iterations=args.iterations,
+        budget_min=args.budget_min, pin=args.pin, seed=args.seed, resume=args.resume,
+        engines=parse_endpoints(args.engines) if args.engines is not None else None, bind=args.bind, ssl=args.ssl,
+        loadgen=args.loadgen, memory_rounds=args.memory_rounds, aa=args.aa, restart=args.restart,
+        reference=args.reference))
     if code == 0:
         try:
             report(run_dir.name, run_dir.parent, None, args.reference, goal)

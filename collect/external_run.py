@@ -26,17 +26,15 @@ from benchlib import interrupts
 from benchlib.apps import unknown_framework
 from benchlib.cases import cases
 from benchlib.console import UserError, fail, say
-from benchlib.files import write_json
 from benchlib.jmeter import find_jmeter
 from benchlib.paths import IDS, results_root
-from benchlib.results import MANIFEST, new_run_id, parse_item_key
+from benchlib.results import new_run_id, parse_item_key
 from collect import preflight, run_manifest, runs
 from collect.app_pool import READINESS_PATH, ExternalApps, Target
 from collect.batch import jmeter_command, next_batch
 from collect.matrix import MatrixRequest
 from collect.order import order
 from collect.profiles import DEFAULT, PROFILES
-from collect.run_context import RunContext
 from collect.run_loop import RunLoop
 
 RUNNER = "collect/external_run.py (docker-compose jmeter service)"
@@ -70,16 +68,17 @@ def setting(name: str, read, text: str):
         fail(f"{name}: invalid {read.__name__} value: {text!r}.")
 
 
-def options(args, targets: dict[str, Target]) -> runs.RunOptions:
-    """A new run's settings, checked as `./testbed run` checks its options."""
+def spec_from_settings(args, targets: dict[str, Target]) -> runs.RunSpec:
+    """A new run's spec from the runner's settings, checked as `./testbed run` checks its options."""
     frameworks = setting("FRAMEWORKS", preflight.names, args.frameworks) or list(targets)
     for name in frameworks:
         if name not in targets:
             fail(unknown_framework(name, targets, "TARGETS"))
-    request = MatrixRequest(args.results_dir, profile=setting("PROFILE", preflight.profile_name, args.profile),
-                            apis=setting("APIS", preflight.names, args.apis) or None,
-                            cases=None if args.cases == "all" else setting("CASES", preflight.case_numbers, args.cases),
-                            iterations=setting("ITERATIONS", int, args.iterations) if args.iterations else None)
+    request = MatrixRequest(
+        results_root=args.results_dir, profile=setting("PROFILE", preflight.profile_name, args.profile),
+        apis=setting("APIS", preflight.names, args.apis) or None,
+        cases=None if args.cases == "all" else setting("CASES", preflight.case_numbers, args.cases),
+        iterations=setting("ITERATIONS", int, args.iterations) if args.iterations else None)
     preflight.check_options(request.apis or [], request.cases or [], request.iterations, named=SETTINGS)
     # Containers cannot be restarted from here: the rounds run on the processes the containers
     # started, and the manifest says so instead of claiming a process per round.
@@ -87,15 +86,15 @@ def options(args, targets: dict[str, Target]) -> runs.RunOptions:
     profile = replace(chosen, budget_s=None, restart="run" if chosen.paired else chosen.restart, condition_s=0)
     if request.iterations:
         profile = replace(profile, iterations=request.iterations)
-    return runs.RunOptions(profile, frameworks, request.api_names(), request.case_numbers(), pin=False,
-                           results_root=args.results_dir, loadgen="jmeter")
+    return runs.RunSpec(results_root=args.results_dir, profile=profile, frameworks=tuple(frameworks),
+                        apis=request.api_names(), cases=request.case_numbers(), pin=False, loadgen="jmeter")
 
 
-def manifest(options: runs.RunOptions, targets: dict[str, Target], launcher: str, run_id: str) -> dict:
+def manifest(spec: runs.RunSpec, targets: dict[str, Target], launcher: str, run_id: str) -> dict:
     """`./testbed run`'s manifest on apps it does not run (run_manifest.external), with the
     containers' settings."""
     recorded = run_manifest.external(
-        options, targets, launcher, run_id,
+        spec, targets, launcher, run_id,
         {"name": RUNNER, "restart": "never: the apps run in their own containers",
          "measures": "the profile's rounds only (collect/run_loop.py phases): no reference work, "
                      "ceiling, extra rounds, cross-check, memory or latency pass",
@@ -115,17 +114,17 @@ def recorded_targets(recorded: dict) -> dict[str, Target]:
             for name, f in recorded["frameworks"].items()}
 
 
-def dry_run(options: runs.RunOptions, targets: dict[str, Target]) -> None:
+def dry_run(spec: runs.RunSpec, targets: dict[str, Target]) -> None:
     """Each JMeter process the run would start, and the measurements of its plan, in the run's
     order; nothing written."""
     known = cases()
-    p = options.profile
-    keys = order(options.frameworks, options.apis, options.cases, p.iterations, p.restart, options.seed)
+    p = spec.profile
+    keys = order(spec.frameworks, spec.apis, spec.cases, p.iterations, p.restart, spec.seed)
     todo = [parse_item_key(key, known) for key in keys]
     number = 0
     while todo:
         batch, number = next_batch(todo, p), number + 1
-        folder = options.results_root / "RUN_ID" / "batches" / f"{number:03d}"
+        folder = spec.results_root / "RUN_ID" / "batches" / f"{number:03d}"
         say(shlex.join(jmeter_command("jmeter", folder / "plan.jmx", folder / "jmeter.log")))
         for n, item in enumerate(i for i in batch if i["api"] in targets[i["framework"]].apis):
             target = targets[item["framework"]]
@@ -142,42 +141,35 @@ def check_ids(ids: Path) -> None:
             fail(f"{ids / name} is missing: the seed service has not completed.")
 
 
-def create(options: runs.RunOptions, targets: dict[str, Target], launcher: str, run_id: str) -> tuple[Path, dict]:
-    """The new run's folder and manifest."""
-    run_dir = options.results_root / run_id
-    try:
-        run_dir.mkdir(parents=True)
-    except FileExistsError:
-        fail(f"{run_dir} already exists; results are never overwritten.")
-    except OSError as e:
-        fail(f"cannot write to {run_dir} ({e.strerror}); on the host: mkdir -p results/docker, and "
-             f"set HOST_UID/HOST_GID in .env to your id -u / id -g.")
-    recorded = manifest(options, targets, launcher, run_id)
-    write_json(run_dir / MANIFEST, recorded)
-    return run_dir, recorded
+def new_run(spec: runs.RunSpec, targets: dict[str, Target], launcher: str, run_id: str) -> runs.NewRun:
+    """A new run named `run_id` (RUN_ID, or the time it starts and its profile)."""
+    return runs.NewRun(run_ids=(run_id,), manifest=lambda claimed: manifest(spec, targets, launcher, claimed),
+                       taken=f"{spec.results_root / run_id} already exists; results are never overwritten.",
+                       unwritable="; on the host: mkdir -p results/docker, and set HOST_UID/HOST_GID in .env "
+                                  "to your id -u / id -g")
 
 
 def run(args) -> int:
     if args.resume:
-        recorded = runs.recorded(args.results_dir, args.resume)
-        targets, run_dir = recorded_targets(recorded), args.results_dir / args.resume
+        spec = runs.resumable(args.results_dir, args.resume)
     else:
         targets = parse_targets(args.targets)
-        chosen = options(args, targets)
+        spec = spec_from_settings(args, targets)
         if args.dry_run:
-            dry_run(chosen, targets)
+            dry_run(spec, targets)
             return 0
     check_ids(args.ids_dir)
     launcher = find_jmeter()
-    if not args.resume:
-        run_dir, recorded = create(chosen, targets, launcher,
-                                   args.run_id or new_run_id(f"{chosen.profile.name}-docker"))
-    loop = RunLoop(RunContext(run_dir, recorded, recorded["frameworks"], launcher, None, ids=args.ids_dir),
-                   pool=ExternalApps({name: targets[name] for name in recorded["frameworks"]}),
+    new = None if spec.resumes else \
+        new_run(spec, targets, launcher, args.run_id or new_run_id(f"{spec.profile.name}-docker"))
+    context = runs.open_run(spec, new, frameworks=None, jmeter=launcher, db=None, ids=args.ids_dir)
+    run_dir = context.dir
+    # The targets as the manifest recorded them: a resumed run measures what it began on.
+    loop = RunLoop(context, pool=ExternalApps(recorded_targets(context.manifest)),
                    resume_command=f"RESUME={run_dir.name} (docker compose --profile bench run --rm "
                                   f"-e RESUME={run_dir.name} jmeter)")
     where = ", ".join(f"{t.framework} at {t.host}:{t.port}" for t in loop.apps.targets.values())
-    say(f"run: {run_dir.name}: {len(loop.items)} measurements, profile {recorded['profile']}, "
+    say(f"run: {run_dir.name}: {len(loop.items)} measurements, profile {context.manifest['profile']}, "
         f"load generator: jmeter, against {where}.")
     interrupts.catch(signal.SIGINT, signal.SIGTERM)  # `docker stop`: stop as Ctrl-C does, resumable
     code = loop.execute()

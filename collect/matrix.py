@@ -9,17 +9,20 @@ from benchlib import apps, builds, database, interrupts, toolchains
 from benchlib.cases import API_STYLES, STUDY_PAIR, cases
 from benchlib.console import fail, say
 from benchlib.dataset import seed as seed_dataset
-from benchlib.engines import Endpoint, check_bind, parse_endpoints
+from benchlib.engines import Endpoint, check_bind
 from benchlib.jmeter import find_jmeter
 from benchlib.paths import bind_address
 from benchlib.packages import ensure_debian
-from collect import pinning, preflight, remote, runs
+from benchlib.results import new_run_id
+from collect import pinning, preflight, remote, run_manifest, runs
 from collect.profiles import DEFAULT, PROFILES, Profile
+from collect.run_loop import RunLoop
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class MatrixRequest:
-    """The `run` command's options: a new run's choices, or the id of one to resume."""
+    """The `run` command's options: a new run's choices, or the id of one to resume. Lists as
+    argparse gives them, never changed."""
     results_root: Path
     profile: str | None = None
     frameworks: list[str] | None = None
@@ -40,13 +43,13 @@ class MatrixRequest:
     restart: str | None = None             # when the apps start afresh (Profile.restart); None: the profile's
     reference: str | None = None           # the arm the console's bottom line compares the others against
 
-    def case_numbers(self) -> list[int]:
+    def case_numbers(self) -> tuple[int, ...]:
         """The cases asked for (`--cases`), else every case of cases.csv."""
-        return self.cases or sorted(cases())
+        return tuple(self.cases or sorted(cases()))
 
-    def api_names(self) -> list[str]:
+    def api_names(self) -> tuple[str, ...]:
         """The APIs asked for (`--apis`), else both."""
-        return self.apis or list(API_STYLES)
+        return tuple(self.apis or API_STYLES)
 
     def chosen(self) -> list[str]:
         """The options given besides --resume and --results-dir, as the command line names them."""
@@ -55,6 +58,23 @@ class MatrixRequest:
                  if getattr(self, o) is not None]
         return [{"budget_min": "budget"}.get(o, o).replace("_", "-") for o in given] \
             + ({True: ["pin"], False: ["no-pin"]}.get(self.pin, [])) + ([] if self.ssl else ["no-ssl"])
+
+    def spec(self, root: Path, arms: dict[str, dict]) -> runs.RunSpec:
+        """A new run's spec: the profile as the options change it, the arms chosen."""
+        profile = PROFILES[self.profile or DEFAULT]
+        if self.iterations:
+            profile = replace(profile, iterations=self.iterations)
+        if self.budget_min is not None:
+            profile = replace(profile, budget_s=self.budget_min * 60)
+        if self.memory_rounds:
+            profile = replace(profile, memory_rounds=self.memory_rounds)
+        if self.restart:
+            profile = replace(profile, restart=self.restart)
+        return runs.RunSpec(results_root=root, profile=profile, frameworks=tuple(arms), apis=self.api_names(),
+                            cases=self.case_numbers(), pin=self.pin,
+                            loadgen=self.loadgen or default_loadgen(profile, self.engines),
+                            seed=runs.drawn_seed() if self.seed is None else self.seed, aa=self.aa,
+                            engines=tuple(self.engines or ()), ssl=self.ssl, bind=self.bind)
 
 
 def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
@@ -75,47 +95,48 @@ def run_matrix(request: MatrixRequest) -> tuple[int, Path]:
             fail(f"the {request.profile} profile starts a fresh app for every item; drop --restart.")
     preflight.check_results_root(root)
     preflight.check_tools()
-    settings = runs.recorded(root, request.resume)["settings"] if request.resume else {}
-    names = settings["frameworks"] if request.resume else \
+    resumed = runs.resumable(root, request.resume) if request.resume else None
+    names = resumed.frameworks if resumed else \
         aa_arms(request.aa) if request.aa else request.variants or request.frameworks or default_frameworks()
     chosen = {f["name"]: f for f in apps.select_arms(names)}
     toolchains.require(toolchains.needed(chosen.values()))
     launcher = find_jmeter()
     preflight.check_ports(chosen)
-    engines = load_engines(request, settings, launcher)
+    spec = resumed or request.spec(root, chosen)
+    engines = load_engines(spec, launcher)
     with database.left_as_found():
         db = prepare(chosen.values())
-        return execute(request, settings, chosen, launcher, engines, db)
+        return execute(spec, chosen, launcher, engines, db, request.reference)
 
 
-def execute(request: MatrixRequest, settings: dict, chosen: dict, launcher, engines, db) -> tuple[int, Path]:
-    """A new run, or the resumed one, measured to its end (or its interruption)."""
-    root = request.results_root.resolve()
-    if request.resume:
-        run = runs.resume(root, request.resume, chosen, launcher, db, engines)
-    else:
-        profile = PROFILES[request.profile or DEFAULT]
-        if request.iterations:
-            profile = replace(profile, iterations=request.iterations)
-        if request.budget_min is not None:
-            profile = replace(profile, budget_s=request.budget_min * 60)
-        if request.memory_rounds:
-            profile = replace(profile, memory_rounds=request.memory_rounds)
-        if request.restart:
-            profile = replace(profile, restart=request.restart)
-        options = runs.RunOptions(profile, list(chosen), request.api_names(), request.case_numbers(),
-                                  request.pin, root, engines,
-                                  loadgen=request.loadgen or default_loadgen(profile, engines), aa=request.aa)
-        if request.seed is not None:
-            options.seed = request.seed
-        layout = pinning.shared("the load comes from remote engines: every core here is the apps' and the "
-                                "database's", "auto") if engines and request.pin is None else pinning.plan(request.pin)
-        run = runs.create(options, chosen, launcher, db, layout)
+def execute(spec: runs.RunSpec, chosen: dict, launcher, engines, db, reference: str | None) -> tuple[int, Path]:
+    """A new run, or the resumed one, measured to its end (or its interruption); the console's
+    bottom line compares the other arms against `reference`."""
+    new = None if spec.resumes else new_run(spec, chosen, launcher, engines, db)
+    run = RunLoop(runs.open_run(spec, new, frameworks=chosen, jmeter=launcher, db=db, engines=engines))
     chose = run.context.loadgen_choice
     say(f"run: {run.context.dir.name}: {len(run.items)} measurements, profile {run.context.manifest['profile']}, "
         f"load generator: {chose['tool'] or 'chosen by measurement'}, layout: {run.context.layout['note']}.")
     interrupts.catch(signal.SIGINT, signal.SIGTERM)
-    return run.execute(request.reference), run.context.dir
+    return run.execute(reference), run.context.dir
+
+
+def new_run(spec: runs.RunSpec, chosen: dict, launcher, engines, db) -> runs.NewRun:
+    """A new run of the testbed's own apps, named after the time it starts and its profile."""
+    run_id = new_run_id(spec.profile.name)
+    return runs.NewRun(
+        run_ids=(run_id,),
+        manifest=lambda claimed: run_manifest.build(spec, claimed, chosen, launcher, db, layout(spec, engines),
+                                                    engines),
+        taken=f"{spec.results_root / run_id} already exists; results are never overwritten: wait a second and retry.")
+
+
+def layout(spec: runs.RunSpec, engines) -> dict:
+    """Where the load generator runs beside the apps and the database, as asked (collect/pinning.py)."""
+    if engines and spec.pin is None:
+        return pinning.shared("the load comes from remote engines: every core here is the apps' and the "
+                              "database's", "auto")
+    return pinning.plan(spec.pin)
 
 
 def aa_arms(name: str) -> list[str]:
@@ -141,17 +162,13 @@ def default_frameworks() -> list[str] | None:
     return list(STUDY_PAIR) if set(STUDY_PAIR) <= found else None
 
 
-def load_engines(request: MatrixRequest, settings: dict, launcher: str) -> remote.Engines | None:
-    """The remote engines, checked before any load (a resumed run's recorded ones), and where the
-    apps listen: the address the engines reach, or --bind, else loopback."""
-    endpoints, bind, ssl = request.engines, request.bind, request.ssl
-    if settings:
-        endpoints = [parse_endpoints(e)[0] for e in settings.get("engines", [])] or None
-        bind, ssl = settings.get("bind_address"), settings.get("ssl", True)
-    found = remote.connect(endpoints, ssl, bind, launcher) if endpoints else None
-    if bind and not found:
-        check_bind(bind)
-    os.environ["TESTBED_BIND_ADDRESS"] = found.address if found else bind or bind_address()
+def load_engines(spec: runs.RunSpec, launcher: str) -> remote.Engines | None:
+    """The remote engines, checked before any load, and where the apps listen: the address the
+    engines reach, or the spec's (--bind, a resumed run's recorded address), else loopback."""
+    found = remote.connect(list(spec.engines), spec.ssl, spec.bind, launcher) if spec.engines else None
+    if spec.bind and not found:
+        check_bind(spec.bind)
+    os.environ["TESTBED_BIND_ADDRESS"] = found.address if found else spec.bind or bind_address()
     return found
 
 

@@ -66,10 +66,6 @@ class Engines:
     address: str                     # this machine's address that the engines reach
     facts: list[dict] = field(default_factory=list)
 
-    def recorded(self) -> dict:
-        """Its settings in the manifest (the address is settings.bind_address, where the apps listen)."""
-        return {"engines": [str(e) for e in self.endpoints], "ssl": self.ssl}
-
 
 @dataclass
 class Controller:

@@ -9,11 +9,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchlib import apps, database
+from benchlib.engines import Endpoint
 from benchlib.jmeter import jmeter_version
 from benchlib.paths import ROOT, shown
-from benchlib.results import SCHEMA_VERSION, new_run_id
+from benchlib.results import SCHEMA_VERSION
 from collect import remote, rounds, validity
 from collect.order import order
+from collect.runs import RunSpec
 
 
 def now_iso() -> str:
@@ -140,14 +142,14 @@ SAMPLERS = {"proc": "/proc/<pid>/stat every 0.1 s: CPU % of one core from utime+
             "summary_source": "proc.csv, trimmed to the measured window"}
 
 
-def load_protocol(engines) -> dict:
+def load_protocol(engines: tuple[Endpoint, ...]) -> dict:
     """Where the load comes from, and how remote engines keep in step."""
     if not engines:
         return {"from": "this machine: one load generator process per batch",
                 "wrk": "collect/wrk_batch.py: one wrk per measurement, a thread per connection "
                        "(benchlib/wrk_measure.lua), every request kept as a JTL row and checked",
                 "jmeter": "one JMeter process per batch, a thread group per measurement"}
-    return {"from": f"{len(engines.endpoints)} JMeter remote engine(s), one controller each on this machine",
+    return {"from": f"{len(engines)} JMeter remote engine(s), one controller each on this machine",
             "threads": "each measurement's threads divided across the engines, the remainder one each "
                        "to the first",
             "schedule": f"every measurement starts at a wall-clock time shared by the engines: the first "
@@ -157,72 +159,74 @@ def load_protocol(engines) -> dict:
             "lead_s": remote.LEAD_S, "gap_s": remote.GAP_S}
 
 
-def loadgen_record(options) -> dict:
+def loadgen_record(spec: RunSpec) -> dict:
     """Which load generator measures the run, and why; `tool` stays None until the reference work
     has measured the candidates (requested "auto")."""
-    if options.engines:
+    if spec.engines:
         return {"requested": "jmeter", "tool": "jmeter", "why": "remote engines are JMeter's (--engines)"}
-    if options.loadgen == "auto":
+    if spec.loadgen == "auto":
         return {"requested": "auto", "tool": None, "why": None}
-    profiles_own = options.loadgen == "jmeter" and options.profile.measured_by_jmeter
-    return {"requested": options.loadgen, "tool": options.loadgen,
-            "why": f"the {options.profile.name} profile's instrument, the study's own tool" if profiles_own
-            else f"--loadgen {options.loadgen}"}
+    profiles_own = spec.loadgen == "jmeter" and spec.profile.measured_by_jmeter
+    return {"requested": spec.loadgen, "tool": spec.loadgen,
+            "why": f"the {spec.profile.name} profile's instrument, the study's own tool" if profiles_own
+            else f"--loadgen {spec.loadgen}"}
 
 
-def common(options, arms: list[str], jmeter: str, run_id: str) -> dict:
+def common(spec: RunSpec, jmeter: str, run_id: str) -> dict:
     """What a new run's manifest holds however its apps run (`./testbed run`'s own, or the Docker
     runner's containers): its id, settings, protocol, order, what it runs on and its checks."""
     return {
         "schema_version": SCHEMA_VERSION, "run_id": run_id, **git(),
-        "created_at": now_iso(), "profile": options.profile.name, "settings": options.recorded(),
-        "seed": options.seed,
-        "protocol": {**options.profile.protocol(), "seed": options.seed, "load": load_protocol(options.engines)},
-        "order": order(arms, options.apis, options.cases, options.profile.iterations,
-                       options.profile.restart, options.seed),
+        "created_at": now_iso(), "profile": spec.profile.name, "settings": spec.recorded(),
+        "seed": spec.seed,
+        "protocol": {**spec.profile.protocol(), "seed": spec.seed, "load": load_protocol(spec.engines)},
+        "order": order(spec.frameworks, spec.apis, spec.cases, spec.profile.iterations,
+                       spec.profile.restart, spec.seed),
         "versions": runtime_versions(jmeter),
         "machine": machine(),
-        "validity": validity.protocol(options.profile, bool(options.engines)),
-        "sequential": rounds.protocol(options.profile),
+        "validity": validity.protocol(spec.profile, bool(spec.engines)),
+        "sequential": rounds.protocol(spec.profile),
     }
 
 
-def build(options, chosen: dict[str, dict], jmeter: str, db, layout: dict) -> dict:
+def build(spec: RunSpec, run_id: str, chosen: dict[str, dict], jmeter: str, db, layout: dict,
+          engines: remote.Engines | None) -> dict:
     """The manifest of a new run of the testbed's own apps: common()'s, and the apps, the load
-    generator, the layout, the database and the samplers."""
+    generator, the layout, the database and the samplers; `engines`: the remote engines, connected."""
     return {
-        **common(options, list(chosen), jmeter, new_run_id(options.profile.name)),
+        **common(spec, jmeter, run_id),
         "frameworks": frameworks(list(chosen.values())),
-        "loadgen": loadgen_record(options),
+        "loadgen": loadgen_record(spec),
         "layout": layout,
         "ports": {name: apps.port(framework) for name, framework in chosen.items()},
         "database": database_info(db),
         "samplers": SAMPLERS,
-        **({"engines": options.engines.facts} if options.engines else {}),
+        **({"engines": engines.facts} if engines else {}),
     }
 
 
-def external(options, targets: dict, launcher: str, run_id: str, runner: dict, *, variant: str | None,
-             loadgen_why: str, layout_note: str, sampled: str, db=None) -> dict:
+def external(spec: RunSpec, targets: dict, launcher: str, run_id: str, runner: dict, *, variant: str | None,
+             loadgen_why: str, layout_note: str, sampled: str, db=None, engines: remote.Engines | None = None) -> dict:
     """The manifest of a new run on apps something else runs (collect/app_pool.py ExternalApps: the
     Docker runner's containers, the app `./testbed load` is pointed at): common()'s, where each app
     is reached, and what the samplers watch besides the load generator (`sampled`, with why).
     `runner`: who ran the run, and what it measures; `variant`: the variant the apps run, None when
-    it cannot be known here; `db`: the database, when it is sampled here."""
-    shared = common(options, options.frameworks, launcher, run_id)
+    it cannot be known here; `db`: the database, when it is sampled here; `engines`: the remote
+    engines, connected."""
+    shared = common(spec, launcher, run_id)
     del shared["settings"]["bind_address"]  # not this run's to choose: the apps listen where they run
     shared["protocol"]["apps"] = "run by something else: never started or restarted here"
     return {
         **shared,
         "frameworks": {f: {"name": f, "host": targets[f].host, "port": targets[f].port,
                            "apis": list(targets[f].apis), "readiness_path": targets[f].readiness_path,
-                           "variant": {"name": variant}} for f in options.frameworks},
+                           "variant": {"name": variant}} for f in spec.frameworks},
         "loadgen": {"requested": "jmeter", "tool": "jmeter", "why": loadgen_why},
         "layout": {"requested": "no-pin", "applied": False, "note": layout_note},
-        "ports": {f: targets[f].port for f in options.frameworks},
+        "ports": {f: targets[f].port for f in spec.frameworks},
         "runner": runner,
         "database": {**database_info(db), "sampled": True} if db else {"managed": False, "sampled": False},
         "samplers": {"proc": f"/proc/<pid>/stat every 0.1 s: the load generator; {sampled}",
                      "summary_source": "proc.csv, trimmed to the measured window"},
-        **({"engines": options.engines.facts} if options.engines else {}),
+        **({"engines": engines.facts} if engines else {}),
     }

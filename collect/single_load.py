@@ -9,8 +9,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -22,18 +24,21 @@ from benchlib.net import http_status, listening_here
 from benchlib.engines import Endpoint
 from benchlib.jtl import EDGE_FIELDS, JTL_FIELDS
 from benchlib.paths import IDS, results_root, shown
-from benchlib.results import JTL, MANIFEST, STATE, item_key
+from benchlib.results import JTL, STATE, item_key
 from collect import preflight, remote, run_manifest, runs
 from collect.app_pool import ExternalApps, Target
 from collect.profiles import Profile
-from collect.run_context import RunContext
 from collect.run_loop import RunLoop
 
-RUNNER = "collect/single_load.py (./testbed load)"
+# Who ran the run, and what it measures (the manifest's `runner`).
+RUNNER = {"name": "collect/single_load.py (./testbed load)",
+          "restart": "never: the app was started by ./testbed up or by hand",
+          "measures": "one item: the rounds phase of collect/run_loop.py, one round"}
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class LoadRequest:
+    """`./testbed load`'s options. A list as argparse gives it, never changed."""
     framework: str
     api: str
     case: int
@@ -81,20 +86,11 @@ def check_ready(url: str, name: str) -> None:
         fail(f"{name} answers {url} with HTTP {status}, not 200; is its database up? (./testbed db start)")
 
 
-def new_folder(framework: str, api: str, case: int) -> Path:
-    """results/load/<UTC time>-<framework>-<api>-case-NN/, never one that exists already."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    base = f"{stamp}-{framework}-{api}-case-{case:02d}"
-    root = results_root() / "load"
-    root.mkdir(parents=True, exist_ok=True)
-    for n in range(1, 100):
-        folder = root / (base if n == 1 else f"{base}-{n}")
-        try:
-            folder.mkdir()
-            return folder
-        except FileExistsError:
-            continue
-    fail(f"too many runs named {base} in {shown(root)}.")
+def new_run(r: LoadRequest, root: Path, manifest: Callable[[str], dict]) -> runs.NewRun:
+    """results/load/<UTC time>-<framework>-<api>-case-NN/, numbered on (-2, -3, …) past those that exist."""
+    base = f"{datetime.now(timezone.utc).strftime('%Y%m%d-%H%M%S')}-{r.framework}-{r.api}-case-{r.case:02d}"
+    return runs.NewRun(run_ids=(base, *(f"{base}-{n}" for n in range(2, 100))), manifest=manifest,
+                       taken=f"too many runs named {base} in {shown(root)}.")
 
 
 def profile(r: LoadRequest, threads: int, rampup: float) -> Profile:
@@ -136,17 +132,16 @@ def load(r: LoadRequest) -> int:
     local = listening_here(host, port) is not None
     db = database.database()
     db = db if (database.server_pid() if db.managed else listening_here(db.host, db.port)) else None
-    folder = new_folder(r.framework, r.api, r.case)
-    options = runs.RunOptions(profile(r, threads, rampup), [r.framework], [r.api], [r.case], pin=False,
-                              results_root=folder.parent, engines=engines, loadgen="jmeter")
-    recorded = run_manifest.external(
-        options, {r.framework: target}, launcher, folder.name,
-        {"name": RUNNER, "restart": "never: the app was started by ./testbed up or by hand",
-         "measures": "one item: the rounds phase of collect/run_loop.py, one round"},
-        variant=None, loadgen_why="./testbed load measures with JMeter, the study's tool",
-        layout_note="no pinning: the app where it was started, JMeter on this machine's cores",
-        sampled=sampled_note(r.framework, port, local, db), db=db)
-    write_json(folder / MANIFEST, recorded)
+    spec = runs.RunSpec(results_root=results_root() / "load", profile=profile(r, threads, rampup),
+                        frameworks=(r.framework,), apis=(r.api,), cases=(r.case,), pin=False, loadgen="jmeter",
+                        engines=tuple(r.engines or ()), ssl=r.ssl)
+    manifest = partial(run_manifest.external, spec, {r.framework: target}, launcher, runner=RUNNER, variant=None,
+                       loadgen_why="./testbed load measures with JMeter, the study's tool",
+                       layout_note="no pinning: the app where it was started, JMeter on this machine's cores",
+                       sampled=sampled_note(r.framework, port, local, db), db=db, engines=engines)
+    context = runs.open_run(spec, new_run(r, spec.results_root, manifest), frameworks=None, jmeter=launcher, db=db,
+                            engines=engines)
+    folder = context.dir
     say(f"load: {r.framework} {r.api} case {r.case} ({c['rows']} rows, {c['joins']} joins): "
         f"{threads} threads, {r.warmup} s warm-up + {r.duration} s measured"
         + (f", from {len(engines.endpoints)} engine(s)" if engines else "") + " ...")
@@ -154,10 +149,9 @@ def load(r: LoadRequest) -> int:
     interrupts.catch(signal.SIGINT, signal.SIGTERM)
     # The run loop's progress on a terminal; a script sees the start line and the summary line only.
     with nullcontext(sys.stdout) if sys.stdout.isatty() else open(folder / "progress.log", "w") as progress:
-        loop = RunLoop(RunContext(folder, recorded, recorded["frameworks"], launcher, db, engines=engines, ids=IDS),
-                       stream=progress, pool=ExternalApps({r.framework: target},
-                                                          f"start it first: ./testbed up --framework {r.framework}",
-                                                          sample_local=True),
+        loop = RunLoop(context, stream=progress,
+                       pool=ExternalApps({r.framework: target},
+                                         f"start it first: ./testbed up --framework {r.framework}", sample_local=True),
                        resume_command="the same ./testbed load (a load is one measurement: it starts afresh)")
         code = loop.execute()
     if code:  # interrupted, or stopped by an app that stopped answering

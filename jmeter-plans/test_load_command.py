@@ -16,6 +16,7 @@ from benchlib.jtl import measured as jtl_measured, summarize as summarize_jtl
 from benchlib.net import free_port
 from benchlib.paths import IDS, ROOT
 from benchlib.processes import listener
+from collect import runs
 from collect import single_load as load
 
 
@@ -118,10 +119,12 @@ def test_a_server_slower_than_the_window_still_gets_its_dashboard(tmp_path, laun
     assert set(theirs) == {"Total", "GET /rest/user/{id}/comments/50"}
 
 
-def test_runs_never_overwrite_each_other(tmp_path, monkeypatch):
-    monkeypatch.setenv("TESTBED_RESULTS", str(tmp_path))
-    first, second = load.new_folder("x", "rest", 1), load.new_folder("x", "rest", 1)
-    assert first != second and first.is_dir() and second.is_dir()
+def test_runs_never_overwrite_each_other(tmp_path):
+    """Two loads of the same case started in the same second: the second numbered on."""
+    new = load.new_run(load.LoadRequest(framework="x", api="rest", case=1), tmp_path, lambda run_id: {"run_id": run_id})
+    (first, _), (second, manifest) = runs.claim(tmp_path, new), runs.claim(tmp_path, new)
+    assert second == first.with_name(f"{first.name}-2") and first.is_dir() and second.is_dir()
+    assert json.loads((second / "manifest.json").read_text()) == manifest == {"run_id": second.name}
 
 
 def test_the_parametrized_plan_picks_the_endpoint_and_counts_a_closed_port_as_errors(tmp_path, launcher):

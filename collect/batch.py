@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchlib import plans, run_plans
+from benchlib import plans, run_plans, wrk
 from benchlib.jmeter import PROPERTIES
 from benchlib.paths import IDS
 from benchlib.processes import stop_group, wait_for_named
@@ -195,10 +195,8 @@ def write_wrk_plan(batch: Batch, profile: Profile) -> Path:
             method, path, body, check, ids, status = "GET", plans.CEILING_PATH, None, "status", "-", 404
             label = f"GET {plans.CEILING_PATH}"
         else:
-            key = plans.endpoint_key(s.item["rows"], s.item["joins"])
-            method, path, body = plans.request(s.item["api"], key, str(s.item["rows"]))
+            key, method, path, body, ids = wrk.request(s.item, batch.ids)
             check, status, label = key, 200, plans.label(s.item["api"], key, str(s.item["rows"]))
-            ids = batch.ids / ("user_ids.csv" if key.startswith("user-") else "comment_ids.csv")
         entries.append({
             "label": label, "url": f"http://{s.host}:{s.port}", "connections": threads,
             "longest_s": profile.longest(), "window": str(batch.window_file(i)), "jtl": str(batch.jtl(i)),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import database as managed_db
-from benchlib import interrupts
+from benchlib import interrupts, wrk
 from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
@@ -41,11 +41,9 @@ LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket err
 def socket_errors(out: Path) -> dict[str, int]:
     """The connections wrk lost during a measurement, by kind, from its report ({} if none)."""
     try:
-        line = next((x for x in out.read_text().splitlines() if x.startswith("SOCKET_ERRORS ")), "")
+        return wrk.socket_errors(out.read_text())
     except OSError:
         return {}
-    counts = {k: int(v) for k, v in (pair.split("=") for pair in line.split()[1:])}
-    return {k: v for k, v in counts.items() if v}
 
 
 class DatabaseDown(Exception):

@@ -12,7 +12,6 @@ Without --port it starts the implementation itself on a free port (and stops it 
 """
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -22,23 +21,14 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from benchlib import apps, jmeter, jtl
+from benchlib import apps, jmeter, jtl, wrk
 from benchlib.packages import need_tool
 from benchlib.paths import IDS
 from benchlib.processes import cpu_seconds
 
-WRK_SCRIPT = """
-local ids, i = {}, 0
-function init(args)
-  for line in io.lines(args[1]) do
-    if line ~= "comment_id" then ids[#ids + 1] = line end
-  end
-end
-function request()
-  i = i % #ids + 1
-  return wrk.format("GET", "/rest/comment/" .. ids[i], {["Accept"] = "application/json"})
-end
-"""
+# Case 1's request, GET /rest/comment/{id}: the cheapest endpoint, where the server holds the load
+# generator back least.
+REQUEST = {"api": "rest", "rows": 1, "joins": 0}
 
 
 class CpuSampler(threading.Thread):
@@ -62,23 +52,18 @@ class CpuSampler(threading.Thread):
 
 
 def run_wrk(url, connections, duration, app_pid):
-    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-        script.write(WRK_SCRIPT)
-        script.flush()
-        base = ["wrk", "-t2", f"-c{connections}", "-s", script.name]
-        subprocess.run([*base, "-d3s", url, "--", str(IDS / "comment_ids.csv")], capture_output=True)  # warm-up
-        proc = subprocess.Popen([*base, f"-d{duration}s", url, "--", str(IDS / "comment_ids.csv")],
-                                stdout=subprocess.PIPE, text=True)
-        sampler = CpuSampler({"wrk": proc.pid, **({"app": app_pid} if app_pid else {})})
-        sampler.start()
-        start = time.time()
-        out = proc.communicate()[0]
-        end = time.time()
-        sampler.done.set()
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    errors = int(bad.group(1)) if bad else 0
-    return {"rps": rps, "errors": errors, "loadgen_cpu_s": sampler.cpu_seconds("wrk", start, end),
+    wrk.run(url, REQUEST, connections, 3, threads=2)  # warm-up
+    proc = subprocess.Popen(wrk.case_command(url, REQUEST, connections, duration, threads=2),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sampler = CpuSampler({"wrk": proc.pid, **({"app": app_pid} if app_pid else {})})
+    sampler.start()
+    start = time.time()
+    out, err = proc.communicate()
+    end = time.time()
+    sampler.done.set()
+    figures = wrk.figures(proc.returncode, out, err)
+    return {"rps": figures["throughput_rps"], "errors": figures["errors"],
+            "loadgen_cpu_s": sampler.cpu_seconds("wrk", start, end),
             "app_cpu_s": app_pid and sampler.cpu_seconds("app", start, end), "window_s": end - start}
 
 

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchlib import plans, run_plans
+from benchlib import plans, run_plans, wrk
 from benchlib.jmeter import PROPERTIES
 from benchlib.paths import IDS
 from benchlib.processes import stop_group, wait_for_named
@@ -31,7 +31,6 @@ from collect.samplers import LOADGEN_ROLE, Samplers
 
 # JMeter names each thread group as it starts it; collect/wrk_batch.py each measurement.
 GROUP_STARTED = re.compile(r"Starting (?:ThreadGroup|measurement): (\d+) : ")
-LOADGENS = ("wrk", "jmeter")
 
 
 @dataclass
@@ -54,7 +53,7 @@ class Batch:
     folder: Path
     measurements: list[Measurement]
     t0: float                      # what the samplers' t_s counts from
-    loadgen: str = "jmeter"        # LOADGENS
+    loadgen: str = "jmeter"        # a name in LOADGENS
     process: subprocess.Popen | None = None  # JMeter, or wrk_batch (local load)
     # what the samplers watch as the load generator: JMeter's JVM, or wrk_batch and its wrk
     loadgen_pid: int | None = None
@@ -94,6 +93,10 @@ class Batch:
             return int(self.window_file(index).read_text().split()[2]) / 1000
         except (OSError, ValueError, IndexError):
             return None
+
+    @property
+    def tool(self) -> "LoadGen":
+        return TOOLS[self.loadgen]
 
     @property
     def log(self) -> Path:
@@ -195,10 +198,8 @@ def write_wrk_plan(batch: Batch, profile: Profile) -> Path:
             method, path, body, check, ids, status = "GET", plans.CEILING_PATH, None, "status", "-", 404
             label = f"GET {plans.CEILING_PATH}"
         else:
-            key = plans.endpoint_key(s.item["rows"], s.item["joins"])
-            method, path, body = plans.request(s.item["api"], key, str(s.item["rows"]))
+            key, method, path, body, ids = wrk.request(s.item, batch.ids)
             check, status, label = key, 200, plans.label(s.item["api"], key, str(s.item["rows"]))
-            ids = batch.ids / ("user_ids.csv" if key.startswith("user-") else "comment_ids.csv")
         entries.append({
             "label": label, "url": f"http://{s.host}:{s.port}", "connections": threads,
             "longest_s": profile.longest(), "window": str(batch.window_file(i)), "jtl": str(batch.jtl(i)),
@@ -219,29 +220,69 @@ def jmeter_command(launcher: str, plan: Path, log: Path, properties: dict | None
             *(f"-J{k}={v}" for k, v in (properties or {}).items())]
 
 
+class LoadGen:
+    """A batch's load generator on this machine, one object per tool, asked instead of branching
+    on its name: its name in the run's files (`name`, LOADGENS) and in messages (`title`), the
+    process a batch starts and the one the samplers watch."""
+    name = title = ""
+
+    def launch(self, batch: Batch, profile: Profile, launcher: str, plan: Path | None,
+               properties: dict | None) -> tuple[list[str], dict]:
+        """(argv, environment) of the process that measures `batch`."""
+        raise NotImplementedError
+
+    def sampled(self, process: subprocess.Popen) -> int:
+        return process.pid
+
+    def exited(self, code: int) -> str:
+        return f"{self.title} exited with code {code}"
+
+    def overran(self) -> str:
+        return f"{self.title} did not finish in time and was stopped"
+
+
+class Wrk(LoadGen):
+    """collect/wrk_batch.py runs a wrk per measurement; the samplers count the wrk it runs with it."""
+    name = title = "wrk"
+
+    def launch(self, batch, profile, launcher, plan, properties):
+        return ([sys.executable, "-m", "collect.wrk_batch", str(write_wrk_plan(batch, profile))],
+                {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+
+
+class JMeter(LoadGen):
+    """`launcher` on `plan` (one written already: collect/latency.py) or on the batch's closed-model
+    plan, `properties` (-J) beyond testbed.properties."""
+    name, title = "jmeter", "JMeter"
+
+    def launch(self, batch, profile, launcher, plan, properties):
+        return (jmeter_command(launcher, plan or write_plan(batch, profile), batch.log, properties),
+                {**os.environ, **profile.jmeter_env})
+
+    def sampled(self, process):
+        """The JVM, which the launcher script starts: what spends the load generator's CPU."""
+        return wait_for_named(process.pid, "java")
+
+
+TOOLS = {tool.name: tool for tool in (Wrk(), JMeter())}
+LOADGENS = tuple(TOOLS)
+
+
 def start(batch: Batch, profile: Profile, launcher: str, targets: dict[str, int],
           loadgen_cpus, engines: "remote.Engines | None" = None, plan: Path | None = None,
           properties: dict | None = None, sampler_kinds: tuple[str, ...] = ("proc", "top")) -> None:
-    """The load generator on the batch's plan (in its own session, so a Ctrl-C reaches the run
-    loop alone, which stops it), then the samplers (`sampler_kinds`) on `targets` (role -> pid)
-    and the load generator. JMeter: `launcher` is its launcher; `plan` one written already
-    (collect/latency.py) instead of the closed-model plan of the batch's measurements;
-    `properties` JMeter properties (-J) beyond testbed.properties. wrk: collect/wrk_batch.py runs
-    the measurements."""
+    """The batch's load generator (LoadGen.launch; JMeter's: `launcher`, `plan`, `properties`), in its
+    own session, so a Ctrl-C reaches the run loop alone, which stops it; then the samplers
+    (`sampler_kinds`) on `targets` (role -> pid) and the load generator."""
     if engines:
         start_remote(batch, profile, launcher, targets, engines)
         return
     batch.warmup_s, batch.duration_s = profile.warmup_s, profile.duration_s
-    if batch.loadgen == "wrk":
-        argv = [sys.executable, "-m", "collect.wrk_batch", str(write_wrk_plan(batch, profile))]
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    else:
-        argv = jmeter_command(launcher, plan or write_plan(batch, profile), batch.log, properties)
-        env = {**os.environ, **profile.jmeter_env}
+    argv, env = batch.tool.launch(batch, profile, launcher, plan, properties)
     with pinning.launching_on(loadgen_cpus):
         batch.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=subprocess.DEVNULL, start_new_session=True, env=env)
-    batch.loadgen_pid = batch.process.pid if batch.loadgen == "wrk" else wait_for_named(batch.process.pid, "java")
+    batch.loadgen_pid = batch.tool.sampled(batch.process)
     batch.cores = pinning.cores_of(batch.loadgen_pid)
     batch.raw.mkdir()
     batch.samplers = Samplers({**targets, LOADGEN_ROLE: batch.loadgen_pid}, batch.raw, batch.t0, sampler_kinds)

@@ -11,8 +11,9 @@ from collect.profiles import Profile
 from collect.run_manifest import now_iso
 
 LOG_TAIL_LINES = 15
-# Beyond the profile's own time, how long JMeter may take (start-up, a slow app) before it is stopped.
-JMETER_SLACK_S = 120
+# Beyond the profile's own time, how long the load generator may take (JMeter's start-up, a slow app)
+# before it is stopped.
+LOADGEN_SLACK_S = 120
 
 
 @dataclass

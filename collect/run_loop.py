@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import database as managed_db
-from benchlib import interrupts
+from benchlib import interrupts, wrk
 from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
@@ -28,7 +28,7 @@ from collect.conditioning import condition
 from collect.phases import PHASES, ROUNDS, Phase, after_rounds_s
 from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Measurement
-from collect.item import JMETER_SLACK_S, copy_log, judge, log_tail, outcome_line, trimmed_stats
+from collect.item import LOADGEN_SLACK_S, copy_log, judge, log_tail, outcome_line, trimmed_stats
 from collect.item_files import ItemFiles
 from collect.run_context import RunContext
 from collect.samplers import LOADGEN_ROLE, MACHINE_ROLES
@@ -41,11 +41,9 @@ LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket err
 def socket_errors(out: Path) -> dict[str, int]:
     """The connections wrk lost during a measurement, by kind, from its report ({} if none)."""
     try:
-        line = next((x for x in out.read_text().splitlines() if x.startswith("SOCKET_ERRORS ")), "")
+        return wrk.socket_errors(out.read_text())
     except OSError:
         return {}
-    counts = {k: int(v) for k, v in (pair.split("=") for pair in line.split()[1:])}
-    return {k: v for k, v in counts.items() if v}
 
 
 class DatabaseDown(Exception):
@@ -226,9 +224,9 @@ class RunLoop:
 
     # --- one batch -------------------------------------------------------------------------------
     def run_batch(self, items: list[dict], progress: Progress) -> None:
-        """Measures `items` with one JMeter process; each that ran to its end is recorded, and one
-        cut by a fault is failed or left to redo. Raises DatabaseDown and KeyboardInterrupt once
-        what finished is recorded."""
+        """Measures `items` with one load generator process; each that ran to its end is recorded,
+        and one cut by a fault is failed or left to redo. Raises DatabaseDown and KeyboardInterrupt
+        once what finished is recorded."""
         profile = self.context.profile
         if profile.restart != "run":  # every batch on processes started for it
             self.apps.stop_all()
@@ -288,10 +286,11 @@ class RunLoop:
             and len(marks) == len(batch.measurements) else max(0, len(marks) - 1)
 
     def watch(self, batch: Batch, db_pid: int | None, marks: list, progress: Progress) -> BatchEnd:
-        """Follows JMeter through the batch: opens each item as its thread group starts, and stops
-        JMeter when it exits, an app or the database dies, or a measurement overruns."""
+        """Follows the load generator through the batch: opens each item as its measurement starts,
+        and stops the load generator when it exits, an app or the database dies, or a measurement
+        overruns."""
         p = self.context.profile
-        deadline = time.monotonic() + p.longest() + JMETER_SLACK_S
+        deadline = time.monotonic() + p.longest() + LOADGEN_SLACK_S
         names = list(dict.fromkeys(s.framework for s in batch.measurements))
         while True:
             # An app's death first: wrk fails the measurement the app died in and starts the next at
@@ -306,7 +305,7 @@ class RunLoop:
                 if marks:
                     progress.advance()
                 self.open_item(batch, len(marks), db_pid, marks)
-                deadline = time.monotonic() + p.longest() + JMETER_SLACK_S
+                deadline = time.monotonic() + p.longest() + LOADGEN_SLACK_S
                 begun = batch.measurements[len(marks) - 1].item
                 progress.start(f"{item_key(begun)} ({begun['requests']} req, {begun['rows']} rows, "
                                f"{'join' if begun['joins'] else 'no join'})")
@@ -319,20 +318,20 @@ class RunLoop:
                 if finished == len(marks) and marks:
                     progress.advance()
                 return BatchEnd(finished, None if finished == len(batch.measurements)
-                                else f"JMeter exited with code {code}", tail=log_tail(batch.log))
+                                else batch.tool.exited(code), tail=log_tail(batch.log))
             if db_pid and not alive(db_pid):
                 return BatchEnd(max(0, len(marks) - 1), "the database went down", failed=False,
                                 database_down=True)
             if time.monotonic() > deadline:
-                return BatchEnd(max(0, len(marks) - 1), "JMeter did not finish in time and was stopped",
-                                tail=log_tail(batch.log))
+                return BatchEnd(max(0, len(marks) - 1), batch.tool.overran(), tail=log_tail(batch.log))
             time.sleep(0.1)
             progress.phase("warm-up + measure")
 
     # --- one item --------------------------------------------------------------------------------
     def open_item(self, batch: Batch, index: int, db_pid: int | None, marks: list) -> None:
-        """The item JMeter has just begun: its folder, and a run.json that says `running` and who
-        is measured. Also marks where each app's log stands, so the item keeps its own slice."""
+        """The item the load generator has just begun: its folder, and a run.json that says `running`
+        and who is measured. Also marks where each app's log stands, so the item keeps its own
+        slice."""
         measurement = batch.measurements[index]
         marks.append({name: (app.log, app.log.stat().st_size if app.log.exists() else 0)
                       for name, app in self.apps.running.items()})

@@ -7,7 +7,7 @@ follows JMeter's). The samplers watch this process and its wrk children as the l
     python3 -m collect.wrk_batch PLAN.json
 
 PLAN.json: {"log": path, "measurements": [{"url", "connections", "env": {WRK_*}, "window", "jtl",
-"longest_s"}, …]} (collect/batch.py wrk_plan). Exit 0 once every measurement has run, 130 when
+"longest_s"}, …]} (collect/batch.py write_wrk_plan). Exit 0 once every measurement has run, 130 when
 stopped by SIGTERM/SIGINT (the wrk running then is stopped too).
 """
 import json
@@ -18,9 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib.packages import need_tool
+from benchlib import wrk
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchlib" / "wrk_measure.lua"
 # After the window's end, before wrk is stopped: the requests in flight at the end complete, so
 # they are counted apart (in_flight_end), as JMeter's threads finish theirs.
 TAIL_S = 0.25
@@ -43,9 +42,8 @@ def command(measurement: dict) -> list[str]:
     duration that only backs up the SIGINT that ends the measurement, and a timeout long enough
     that wrk never abandons a slow request the JTL should show."""
     connections = measurement["connections"]
-    return [need_tool("wrk", "Run ./testbed setup."), f"-t{connections}", f"-c{connections}",
-            f"-d{round(measurement['longest_s'] + START_SLACK_S + 30)}s", "--timeout", "60s",
-            "-s", str(SCRIPT), measurement["url"]]
+    return wrk.command(measurement["url"], connections, measurement["longest_s"] + START_SLACK_S + 30, wrk.SAMPLES,
+                       threads=connections, timeout_s=60)
 
 
 def measure(n: int, measurement: dict, log) -> None:

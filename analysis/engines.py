@@ -6,7 +6,6 @@ SSL) and each item's run.json `engines` (per engine: threads, samples, CPU mean 
 one core, its cores, saturated). A run without the manifest's `engines` has no table, and its
 report is as before.
 """
-import math
 
 import pandas as pd
 
@@ -28,7 +27,7 @@ def item_figures(run: Run) -> pd.DataFrame:
     for row in run.summary.itertuples(index=False):
         item = run.item(row.framework, row.api, row.case, row.iteration)
         for e in item.engines or ():
-            if math.isnan(e.cpu_mean_pct):
+            if e.cpu_mean_pct is None:
                 continue
             n = e.cores if e.cores is not None else cores.get(e.endpoint)
             if not (isinstance(n, (int, float)) and n > 0):

@@ -9,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.metrics import LITTLES_MEAN, ordered_frameworks
-from analysis.records import Arm, Item, Manifest
+from analysis.records import Arm, Manifest
+from benchlib.items import Record, read_record
 from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, METRIC_FIELDS, RUN_JSON, SUMMARY,  # noqa: F401
                               TEXT_COLUMNS, VALIDITY_FIELDS, ResultFileError, item_dir, latency_jtl, latest_run,
-                              load_jtl, load_latency_jtl, load_manifest, load_proc, load_run_json, load_run_table,
+                              load_jtl, load_latency_jtl, load_manifest, load_proc, load_run_table,
                               load_summary)
 
 # The first schema whose items carry their validity checks (collect/validity.py), and the first
@@ -41,10 +42,9 @@ class Run:
     def cell_dir(self, framework: str, api: str, case: int, iteration: int) -> Path:
         return item_dir(self.dir, framework, api, case, iteration)
 
-    def item(self, framework: str, api: str, case: int, iteration: int) -> Item:
-        """The item's run.json as a record (analysis/records.py)."""
-        path = self.cell_dir(framework, api, case, iteration) / RUN_JSON
-        return Item.from_dict(load_run_json(path), path)
+    def item(self, framework: str, api: str, case: int, iteration: int) -> Record:
+        """The item's run.json (benchlib/items.py)."""
+        return read_record(self.cell_dir(framework, api, case, iteration) / RUN_JSON)
 
     def display_name(self, framework: str) -> str:
         return self.entry(framework).display_name

@@ -1,7 +1,7 @@
-"""A run's manifest and its items' run.json as the analysis reads them: small immutable records (in
-the spirit of pyperf's Run), built once by `Manifest.from_dict` when the run is loaded and by
-`Item.from_dict` when an item is first read (analysis/load.py), so no module looks into the JSON
-itself. The items' figures are summary.csv's rows, read once into one validated table
+"""A run's manifest as the analysis reads it: small immutable records (in the spirit of pyperf's
+Run), built once by `Manifest.from_dict` when the run is loaded, so no module looks into the JSON
+itself; an item's run.json is benchlib/items.py's Record, the type the writer builds it from. The
+items' figures are summary.csv's rows, read once into one validated table
 (benchlib/results.load_summary) that the statistics work on by column.
 
 Each record holds only what the analysis reads, each field with the default an older schema implies
@@ -16,7 +16,6 @@ settings as recorded, the versions, an arm's settings, env and loaded) stay mapp
 views of the values as written, whose nested values are as the JSON had them.
 """
 import copy
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -339,50 +338,3 @@ def _latency(raw: dict) -> LatencyPass:
         cells=tuple(LatencyCell(api=c.get("api"), case=c.get("case"), slowest=c.get("slowest") or None,
                                 capacity_bound=_frozen(c.get("capacity_bound")))
                     for c in raw.get("cells") or [] if isinstance(c, dict)))
-
-
-@dataclass(frozen=True)
-class EngineLoad:
-    """One remote engine's part of an item (run.json `engines`): CPU as % of one core, NaN when the
-    item failed before the engine reported it."""
-    endpoint: str
-    threads: float
-    samples: float
-    cpu_mean_pct: float
-    cpu_peak_pct: float
-    cores: float | None   # None: the manifest's figure for the endpoint
-    saturated: bool
-
-
-@dataclass(frozen=True)
-class Item:
-    """An item's run.json as the analysis reads it: how it ended, why, and, when remote engines sent
-    its load, what each of them did."""
-    status: str
-    reason: str = ""
-    engines: tuple[EngineLoad, ...] | None = None  # None: no engine sent its load
-
-    @classmethod
-    def from_dict(cls, raw: dict, path: Path) -> "Item":
-        """`raw` as benchlib.results.load_run_json read it (its keys and status checked)."""
-        engines = raw.get("engines")
-        if engines is not None:
-            if not isinstance(engines, list) or not all(isinstance(e, dict) and e.get("endpoint") for e in engines):
-                raise ResultFileError(path, "engines must be a list of objects with an endpoint")
-            engines = tuple(EngineLoad(
-                endpoint=e["endpoint"], threads=_figure(e.get("threads"), path, "threads"),
-                samples=_figure(e.get("samples"), path, "samples"),
-                cpu_mean_pct=_figure(e.get("cpu_mean_pct"), path, "cpu_mean_pct"),
-                cpu_peak_pct=_figure(e.get("cpu_peak_pct"), path, "cpu_peak_pct"),
-                cores=_figure(e["cores"], path, "cores") if "cores" in e else None,
-                saturated=e.get("saturated") is True) for e in engines)
-        return cls(status=raw["status"], reason=raw.get("reason") or "", engines=engines)
-
-
-def _figure(value, path: Path, what: str) -> float:
-    """A figure of an item's engine entry; null (a failed item) is NaN."""
-    if value is None:
-        return math.nan
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ResultFileError(path, f"{what} must be a number or null, not {value!r}")
-    return float(value)

@@ -232,7 +232,7 @@ def problems(run: Run) -> pd.DataFrame:
     for _, row in bad.iterrows():
         reason = ""
         if row["status"] != "ok":
-            reason = run.item(row["framework"], row["api"], row["case"], row["iteration"]).reason
+            reason = run.item(row["framework"], row["api"], row["case"], row["iteration"]).reason or ""
         records.append({"framework": row["framework"], "api": row["api"], "case": row["case"],
                         "iteration": row["iteration"], "status": row["status"],
                         "flags": row["flags"], "reason": reason})

@@ -1,15 +1,15 @@
 """The records of a run (analysis/records.py): an old manifest and a current one read with the
-defaults their schema implies, a manifest or an item's run.json the report cannot read named in one
-line, and records that do not change once read."""
+defaults their schema implies, a manifest the report cannot read named in one line, records that do
+not change once read, and an item's run.json as the report reads it (benchlib/test_items.py has the
+rest of run.json)."""
 import dataclasses
-import math
-from pathlib import Path
 
 import pytest
 
 from analysis.conftest import FIXTURE_RESULTS, HAND_RUN
 from analysis.load import MANIFEST, ResultFileError, load_manifest, load_run
-from analysis.records import CEILING_SHARE, Engine, EngineLoad, Item, LatencyCell, Manifest, StoppingState
+from analysis.records import CEILING_SHARE, Engine, LatencyCell, Manifest, StoppingState
+from benchlib.items import EngineLoad
 from benchlib.stopping import TARGET
 
 LATENCY_RUN = "20261125-110616-latency"
@@ -110,22 +110,3 @@ def test_an_item_reads_how_it_ended_and_what_each_engine_did():
     item = run.item(row["framework"], row["api"], row["case"], row["iteration"])
     assert item.status == row["status"] and item.engines
     assert all(isinstance(e, EngineLoad) and e.endpoint and e.threads > 0 for e in item.engines)
-
-
-@pytest.mark.parametrize("engines, words", [
-    ("one", "engines must be a list of objects with an endpoint"),
-    ([{"threads": 5}], "engines must be a list of objects with an endpoint"),
-    ([{"endpoint": "10.0.0.2:1099", "cpu_mean_pct": "high"}], "cpu_mean_pct must be a number or null, not 'high'")])
-def test_an_item_the_report_cannot_read_names_the_file_and_the_field(tmp_path, engines, words):
-    path = tmp_path / "run.json"
-    with pytest.raises(ResultFileError, match=words) as found:
-        Item.from_dict({"status": "ok", "engines": engines}, path)
-    assert str(path) in str(found.value)
-
-
-def test_an_item_without_engines_or_reason_and_an_engine_that_failed_before_reporting():
-    assert Item.from_dict({"status": "failed"}, Path("run.json")) == Item("failed", "", None)
-    [lost] = Item.from_dict({"status": "failed", "reason": "engine lost",
-                             "engines": [{"endpoint": "10.0.0.2:1099", "cpu_mean_pct": None}]},
-                            Path("run.json")).engines
-    assert math.isnan(lost.cpu_mean_pct) and math.isnan(lost.threads) and lost.cores is None and not lost.saturated

@@ -158,12 +158,6 @@ def item_key(item: dict) -> str:
     return f"{item['framework']}/{item['api']}/case-{item['case']:02d}/iter-{item['iteration']:02d}"
 
 
-def parse_item_key(text: str, cases: dict[int, dict]) -> dict:
-    framework, api, case, iteration = text.split("/")
-    return {"framework": framework, "api": api, **cases[int(case.removeprefix("case-"))],
-            "iteration": int(iteration.removeprefix("iter-"))}
-
-
 def item_dir(run_dir: Path, framework: str, api: str, case: int, iteration: int) -> Path:
     return run_dir / item_key({"framework": framework, "api": api, "case": case, "iteration": iteration})
 
@@ -307,16 +301,6 @@ def _check_summary_row(path: Path, line: int, row) -> None:
             float(value)
         except ValueError:
             bad(f"{column} must be a number, not {value!r}")
-
-
-def load_run_json(path: Path) -> dict:
-    data = read_json(path)
-    for key in ("framework", "api", "case", "iteration", "status"):
-        if key not in data:
-            raise ResultFileError(path, f"{key} is missing")
-    if data["status"] not in STATUSES:
-        raise ResultFileError(path, f"status must be one of {', '.join(sorted(STATUSES))}")
-    return data
 
 
 def _read_table(path: Path, required: set):

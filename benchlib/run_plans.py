@@ -6,6 +6,7 @@ benchlib/plans.py's elements and requests, which the checked-in plans share.
 """
 import hashlib
 
+from benchlib.items import Item
 from benchlib.plans import (csv_data_set, element, endpoint_key, if_true, looping_group, once, pause, per_iteration,
                             prop, result_file, sampler, stop_thread, test_plan, tree)
 
@@ -126,7 +127,7 @@ def debug_sample(name: str, script, jtl):
     return sample, tree((script, None), (result_file(jtl), None))
 
 
-def measurement_group(n: int, api: str, case: dict, host: str, port: int, threads: int,
+def measurement_group(n: int, api: str, case: Item, host: str, port: int, threads: int,
                       warmup_s: float, duration_s: float, jtl, ids_dir, plan_key: str = "testbed.",
                       start_ms: int | None = None, engine_jtl=None, window_file=None, request=None, rampup_s: float = 0,
                       warmup_cap_s: float | None = None):
@@ -143,7 +144,7 @@ def measurement_group(n: int, api: str, case: dict, host: str, port: int, thread
     group = looping_group(f"measurement {n}", str(threads), f"{rampup:g}",
                           str(round(rampup + max(warmup_s, warmup_cap_s or 0) + duration_s) + GROUP_BACKSTOP_S))
     wait = element("OnceOnlyController", "OnceOnlyControllerGui", "first iteration only")
-    http, checks = request or sampler(api, endpoint_key(case["rows"], case["joins"]), str(case["rows"]), str(port),
+    http, checks = request or sampler(api, endpoint_key(case.rows, case.joins), str(case.rows), str(port),
                                       host)
     ended = [(stop_thread("stop this thread"), None)]
     if start_ms is not None:
@@ -234,7 +235,7 @@ TAKE_ARRIVAL = " ".join([
     "if (intended > now) { Thread.sleep(intended - now) }; vars.put('SEND', 'true') }"])
 
 
-def open_group(n: int, api: str, case: dict, host: str, port: int, pool: int, schedule, end_ms: int, jtl,
+def open_group(n: int, api: str, case: Item, host: str, port: int, pool: int, schedule, end_ms: int, jtl,
                ids_dir, window_file=None, start_ms: int | None = None, plan_key: str = "testbed.", request=None):
     """Measurement n of a latency batch: `pool` threads that send the arrivals of `schedule` (a
     CSV of offsets in ms from the group's t0: `start_ms`, epoch ms, on remote engines; otherwise
@@ -243,7 +244,7 @@ def open_group(n: int, api: str, case: dict, host: str, port: int, pool: int, sc
     OPEN_VARIABLES."""
     key = f"{plan_key}{n}."
     group = looping_group(f"measurement {n}", str(pool), "0", str(round(end_ms / 1000) + GROUP_BACKSTOP_S))
-    http, checks = request or sampler(api, endpoint_key(case["rows"], case["joins"]), str(case["rows"]), str(port),
+    http, checks = request or sampler(api, endpoint_key(case.rows, case.joins), str(case.rows), str(port),
                                       host)
     take = pause("take the next arrival and wait until its intended time", "0")
     parameters = f"{key}|{end_ms}|{window_file or ''}" + (f"|{start_ms}" if start_ms is not None else "")

@@ -44,8 +44,8 @@ class AppPool:
         self.running: dict[str, RunningApp] = {}
         self.loaded: dict[str, dict | None] = {}   # framework -> what its running app reported
 
-    def serves(self, item: dict) -> bool:
-        return item["api"] in self.served(item["framework"])
+    def serves(self, name: str, api: str) -> bool:
+        return api in self.served(name)
 
     def served(self, name: str) -> tuple:
         """The APIs `name` serves."""
@@ -159,8 +159,8 @@ class ExternalApps:
         """With `sample_local`, the process listening on the database's port, when on this machine."""
         return listening_here(db.host, db.port) if self.sample_local else None
 
-    def serves(self, item: dict) -> bool:
-        return item["api"] in self.targets[item["framework"]].apis
+    def serves(self, name: str, api: str) -> bool:
+        return api in self.targets[name].apis
 
     def address(self, name: str) -> tuple[str, int]:
         return self.targets[name].host, self.targets[name].port

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchlib import plans, run_plans, wrk
+from benchlib.items import Item
 from benchlib.jmeter import PROPERTIES
 from benchlib.paths import IDS
 from benchlib.processes import stop_group, wait_for_named
@@ -38,14 +39,14 @@ class Measurement:
     """One of a batch's measurements (one thread group of JMeter's plan, one of wrk_batch's): the
     item, and where the app that serves it is reached (its pool's address for it: this machine's
     for the run's own apps, a target's own host for apps something else runs)."""
-    item: dict
+    item: Item
     host: str
     port: int
     ceiling: bool = False  # send plans.CEILING_PATH (answered 404) instead of the item's case
 
     @property
     def framework(self) -> str:
-        return self.item["framework"]
+        return self.item.framework
 
 
 @dataclass
@@ -149,14 +150,14 @@ class Batch:
             self.samplers.stop()
 
 
-def next_batch(todo: list[dict], profile: Profile) -> list[dict]:
+def next_batch(todo: list[Item], profile: Profile) -> list[Item]:
     """What one load generator process measures: the rest of the current round; one slot's items
     when every slot gets fresh apps; one item when every case does."""
     if profile.restart == "case":
         return todo[:1]
     first = todo[0]
     same = ("iteration", "api", "case") if profile.restart == "slot" else ("iteration",)
-    return [item for item in todo if all(item[k] == first[k] for k in same)]
+    return [item for item in todo if all(getattr(item, k) == getattr(first, k) for k in same)]
 
 
 def new_folder(run_dir: Path, parent: Path | None = None) -> Path:
@@ -171,8 +172,8 @@ def new_folder(run_dir: Path, parent: Path | None = None) -> Path:
 
 
 def plan_measurements(batch: Batch, profile: Profile) -> list[dict]:
-    return [{"api": s.item["api"], "case": s.item, "host": s.host, "port": s.port,
-             "threads": profile.threads(s.item["requests"]), "warmup_s": profile.warmup_s,
+    return [{"api": s.item.api, "case": s.item, "host": s.host, "port": s.port,
+             "threads": profile.threads(s.item.requests), "warmup_s": profile.warmup_s,
              "duration_s": profile.duration_s, "jtl": batch.jtl(i), "ids_dir": batch.ids,
              "window_file": batch.window_file(i),
              "request": plans.ceiling_request(s.host, str(s.port)) if s.ceiling else None, "rampup_s": profile.rampup_s,
@@ -193,18 +194,18 @@ def write_wrk_plan(batch: Batch, profile: Profile) -> Path:
         return str(round(seconds * 1000))
     entries = []
     for i, s in enumerate(batch.measurements):
-        threads = profile.threads(s.item["requests"])
+        threads = profile.threads(s.item.requests)
         if s.ceiling:
             method, path, body, check, ids, status = "GET", plans.CEILING_PATH, None, "status", "-", 404
             label = f"GET {plans.CEILING_PATH}"
         else:
-            key, method, path, body, ids = wrk.request(s.item, batch.ids)
-            check, status, label = key, 200, plans.label(s.item["api"], key, str(s.item["rows"]))
+            key, method, path, body, ids = wrk.request(s.item.fields(), batch.ids)
+            check, status, label = key, 200, plans.label(s.item.api, key, str(s.item.rows))
         entries.append({
             "label": label, "url": f"http://{s.host}:{s.port}", "connections": threads,
             "longest_s": profile.longest(), "window": str(batch.window_file(i)), "jtl": str(batch.jtl(i)),
             "env": {"WRK_IDS": str(ids), "WRK_METHOD": method, "WRK_PATH": path, "WRK_BODY": body or "-",
-                    "WRK_API": s.item["api"], "WRK_CHECK": check, "WRK_ROWS": str(s.item["rows"]),
+                    "WRK_API": s.item.api, "WRK_CHECK": check, "WRK_ROWS": str(s.item.rows),
                     "WRK_STATUS": str(status), "WRK_LABEL": label, "WRK_CONNECTIONS": str(threads),
                     "WRK_RAMPUP_MS": ms(profile.rampup_s), "WRK_WARMUP_MS": ms(profile.warmup_s),
                     "WRK_WARMUP_CAP_MS": ms(profile.warmup_cap_s or 0), "WRK_DURATION_MS": ms(profile.duration_s),

@@ -24,6 +24,7 @@ import csv
 from pathlib import Path
 
 from benchlib import plans
+from benchlib.items import Item
 from benchlib.results import CEILING, CEILING_COLUMNS, append_rows
 from collect import batch as batches
 from collect import probe
@@ -106,12 +107,12 @@ def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "
                   f"{', '.join(map(str, thread_counts))} connections against {arm}'s GET {plans.CEILING_PATH} (404), "
                   f"{attempts} attempt{'s' if attempts > 1 else ''} …")
     run.apps.ensure(arm)
-    measurements = [Measurement({"api": "rest", "case": 0, "requests": t, "rows": 1, "joins": 0, "framework": arm},
-                                host, port, ceiling=True) for _ in range(attempts) for t in thread_counts]
+    measurements = [Measurement(Item(framework=arm, api="rest", case=0, requests=t, rows=1, joins=0), host, port,
+                                ceiling=True) for _ in range(attempts) for t in thread_counts]
     run_dir = run.context.dir
     figures = probe.measure(run, batches.new_folder(run_dir, run_dir / "ceiling"), measurements, loadgen)
     shared = run.context.loadgen_shares_cores
-    new = [row(f, loadgen, when, i // len(thread_counts) + 1, m.item["requests"], arm,
+    new = [row(f, loadgen, when, i // len(thread_counts) + 1, m.item.requests, arm,
                run.context.machine_cores, shared) for i, (f, m) in enumerate(zip(figures, measurements))]
     append_rows(run.context.dir / CEILING, CEILING_COLUMNS, new)
     for r in new:

@@ -28,7 +28,8 @@ from benchlib.cases import cases
 from benchlib.console import UserError, fail, say
 from benchlib.jmeter import find_jmeter
 from benchlib.paths import IDS, results_root
-from benchlib.results import new_run_id, parse_item_key
+from benchlib.items import Item
+from benchlib.results import new_run_id
 from collect import preflight, run_manifest, runs
 from collect.app_pool import READINESS_PATH, ExternalApps, Target
 from collect.batch import jmeter_command, next_batch
@@ -120,16 +121,16 @@ def dry_run(spec: runs.RunSpec, targets: dict[str, Target]) -> None:
     known = cases()
     p = spec.profile
     keys = order(spec.frameworks, spec.apis, spec.cases, p.iterations, p.restart, spec.seed)
-    todo = [parse_item_key(key, known) for key in keys]
+    todo = [Item.parse(key, known) for key in keys]
     number = 0
     while todo:
         batch, number = next_batch(todo, p), number + 1
         folder = spec.results_root / "RUN_ID" / "batches" / f"{number:03d}"
         say(shlex.join(jmeter_command("jmeter", folder / "plan.jmx", folder / "jmeter.log")))
-        for n, item in enumerate(i for i in batch if i["api"] in targets[i["framework"]].apis):
-            target = targets[item["framework"]]
-            say(f"  measurement {n + 1}: {item['framework']} {item['api']} case {item['case']} at "
-                f"{target.host}:{target.port}, {p.threads(item['requests'])} threads, ramp-up {p.rampup_s:g} s, "
+        for n, item in enumerate(i for i in batch if i.api in targets[i.framework].apis):
+            target = targets[item.framework]
+            say(f"  measurement {n + 1}: {item.framework} {item.api} case {item.case} at "
+                f"{target.host}:{target.port}, {p.threads(item.requests)} threads, ramp-up {p.rampup_s:g} s, "
                 f"warm-up {p.warmup_s:g} s" + (f" (up to {p.warmup_cap_s:g} s)" if p.warmup_cap_s else "")
                 + f", window {p.duration_s:g} s")
         todo = todo[len(batch):]

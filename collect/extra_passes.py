@@ -25,8 +25,8 @@ from pathlib import Path
 from benchlib import apps
 from benchlib.processes import children
 from benchlib.files import write_json
-from benchlib.results import (CROSSCHECK, ITEM_FIELDS, MANIFEST, MEMORY, MEMORY_COLUMNS, append_rows, item_key,
-                              parse_item_key)
+from benchlib.items import Item
+from benchlib.results import CROSSCHECK, MANIFEST, MEMORY, MEMORY_COLUMNS, append_rows
 from benchlib import wrk
 from collect import ceiling, reference
 from collect.order import order
@@ -47,28 +47,27 @@ def done(path: Path) -> set[str]:
     """The items a pass's file already holds (by item key)."""
     try:
         with open(path, newline="") as f:
-            return {item_key({**r, "case": int(r["case"]), "iteration": int(r["iteration"])})
-                    for r in csv.DictReader(f)}
+            return {Item.from_row(r).key for r in csv.DictReader(f)}
     except FileNotFoundError:
         return set()
 
 
-def todo(run, path: Path, case_numbers, iterations: int) -> list[dict]:
+def todo(run, path: Path, case_numbers, iterations: int) -> list[Item]:
     """The pass's items in interleaved order (drawn from the run's seed), less those already
     measured."""
-    apis = list(dict.fromkeys(i["api"] for i in run.items))
-    known = {i["case"]: {k: i[k] for k in ("case", "requests", "rows", "joins")} for i in run.items}
+    apis = list(dict.fromkeys(i.api for i in run.items))
+    known = {i.case: {"case": i.case, "requests": i.requests, "rows": i.rows, "joins": i.joins} for i in run.items}
     keys = order(list(run.context.frameworks), apis, sorted(set(known) & set(case_numbers)), iterations, "run",
                  random.Random(run.context.seed).randrange(2 ** 31))
     have = done(path)
-    return [item for item in (parse_item_key(k, known) for k in keys if k not in have) if run.serves(item)]
+    return [item for item in (Item.parse(k, known) for k in keys if k not in have) if run.serves(item)]
 
 
 def other_loadgen(run) -> str:
     return "wrk" if run.context.loadgen == "jmeter" else "jmeter"
 
 
-def crosscheck_items(run) -> list[dict]:
+def crosscheck_items(run) -> list[Item]:
     profile = run.context.profile
     if not profile.crosscheck or crosscheck_skipped(run):
         return []
@@ -135,7 +134,7 @@ def crosscheck(run, progress) -> None:
         # Its ceiling at the thread counts it measures: each costs the other generator an attempt.
         run.ceilings[loadgen] = ceiling.measure(run, loadgen, run.thread_counts(items), progress)
         while items:
-            batch = [i for i in items if i["iteration"] == items[0]["iteration"]]
+            batch = [i for i in items if i.iteration == items[0].iteration]
             run.run_batch(batch, progress)
             items = crosscheck_items(run)
 
@@ -147,21 +146,21 @@ def memory(run, progress) -> None:
         progress.note(f"memory: {len(items)} fresh processes ({run.context.profile.memory_rounds} per arm and "
                       f"case), {seconds:g} s of wrk load each …")
     for item in items:
-        run.apps.restart([item["framework"]])
-        app = run.apps.running[item["framework"]]
-        connections = run.context.profile.threads(item["requests"])
-        figures = wrk.run(apps.url(run.context.frameworks[item["framework"]]), item, connections, seconds)
+        run.apps.restart([item.framework])
+        app = run.apps.running[item.framework]
+        connections = run.context.profile.threads(item.requests)
+        figures = wrk.run(apps.url(run.context.frameworks[item.framework]), item.fields(), connections, seconds)
         hwm, rss = resident_kb(app.pid)
-        append_rows(path, MEMORY_COLUMNS, [{**{k: item[k] for k in ITEM_FIELDS}, "tool": "wrk",
+        append_rows(path, MEMORY_COLUMNS, [{**item.fields(), "tool": "wrk",
                                             "connections": connections, "load_s": figures["window_s"],
                                             "requests_done": figures["samples"], "hwm_mb": round(hwm / 1024, 3),
                                             "rss_end_mb": round(rss / 1024, 3)}])
-        progress.note(f"  memory {item_key(item)}: peak {hwm / 1024:.0f} MB")
+        progress.note(f"  memory {item.key}: peak {hwm / 1024:.0f} MB")
 
 
 def memory_cases(run) -> list[int]:
     """The run's cases the memory pass measures: the profile's choice among them, else all."""
-    cases = sorted({i["case"] for i in run.items})
+    cases = sorted({i.case for i in run.items})
     chosen = run.context.profile.memory_cases
     return [c for c in cases if chosen is None or c in chosen]
 

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import jtl as jtl_file
-from benchlib.results import JTL, PROC, SCHEMA_VERSION
+from benchlib.items import EngineLoad, Item, Record
+from benchlib.results import JTL, PROC
 from collect import item_stats, validity
 from collect.profiles import Profile
 from collect.run_manifest import now_iso
@@ -24,14 +25,11 @@ class RunningApp:
     pid: int  # the process sampled: the framework's process_name at or below proc (proc itself)
 
 
-def new_record(item: dict, profile: Profile) -> dict:
+def new_record(item: Item, profile: Profile) -> Record:
     """run.json as the item starts: status `running` until an outcome replaces it."""
-    return {"schema_version": SCHEMA_VERSION,
-            **{k: item[k] for k in ("framework", "api", "case", "requests", "rows", "joins", "iteration")},
-            "status": "running", "reason": None, "flags": [], "started_at": now_iso(),
-            "ended_at": None, "pids": {}, "load": {
-                "threads": profile.threads(item["requests"]), "rampup_s": profile.rampup_s,
-                "warmup_s": profile.warmup_s, "duration_s": profile.duration_s}}
+    return Record(item=item, started_at=now_iso(), load={
+        "threads": profile.threads(item.requests), "rampup_s": profile.rampup_s,
+        "warmup_s": profile.warmup_s, "duration_s": profile.duration_s})
 
 
 def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None,
@@ -48,7 +46,7 @@ def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None,
 
 
 def judge(summary: dict, stats: dict, threads: int, loadgen_cores: int, machine_cores: int,
-          ceiling_rps: float | None, engines: list[dict] | None = None, loadgen: str = "jmeter",
+          ceiling_rps: float | None, engines: list[EngineLoad] | None = None, loadgen: str = "jmeter",
           socket_errors: int = 0, shares_cores: bool = True) -> tuple[list[str], dict]:
     """An item's trust flags and validity checks (collect/validity.py), the same for every way a
     run is launched; `engines`: what each remote engine reported, when the load came from them;

@@ -3,17 +3,16 @@ its run.json, and a row of the summary. A folder that exists belongs to a finish
 attempt that was cut short; the latter is moved under `interrupted/` before it is redone, so
 nothing is ever overwritten."""
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchlib.files import write_json
+from benchlib.items import Item, Record
 from benchlib.jtl import JTL_FIELDS
-from benchlib.results import RUN_JSON, SAMPLER_FIELDS, append_summary, item_key, summary_row, summary_rows
+from benchlib.results import RUN_JSON, SAMPLER_FIELDS, ResultFileError, append_summary, summary_row, summary_rows
 from collect.item import new_record
 from collect.profiles import Profile
 from collect.run_manifest import now_iso
-
-FINISHED = ("ok", "failed", "excluded")
 
 
 @dataclass(frozen=True)
@@ -27,69 +26,66 @@ class ItemFiles:
     profile: Profile
     remote: bool = False
 
-    def folder(self, item: dict) -> Path:
-        return self.root / item_key(item)
+    def folder(self, item: Item) -> Path:
+        return self.root / item.key
 
-    def read(self, item: dict) -> dict:
-        return json.loads((self.folder(item) / RUN_JSON).read_text())
+    def read(self, item: Item) -> Record:
+        path = self.folder(item) / RUN_JSON
+        return Record.from_json(json.loads(path.read_text()), path)
 
-    def write(self, item: dict, record: dict) -> None:
-        write_json(self.folder(item) / RUN_JSON, record)
+    def write(self, record: Record) -> None:
+        write_json(self.folder(record.item) / RUN_JSON, record.to_json())
 
-    def finished(self, item: dict) -> bool:
+    def finished(self, item: Item) -> bool:
         try:
-            return self.read(item)["status"] in FINISHED
-        except (OSError, ValueError, KeyError):
+            return self.read(item).finished
+        except (OSError, ValueError, ResultFileError):
             return False
 
-    def begin(self, item: dict) -> dict:
+    def begin(self, item: Item) -> Record:
         """The item's new folder, and its run.json as it starts (status `running`), not yet written."""
         self.folder(item).mkdir(parents=True)
         return new_record(item, self.profile)
 
-    def set_aside(self, item: dict) -> None:
+    def set_aside(self, item: Item) -> None:
         """An attempt cut short is kept, out of the way, under interrupted/."""
         folder = self.folder(item)
         if not folder.exists():
             return
         n = 1
-        while (target := self.root / "interrupted" / f"{item_key(item)}-attempt-{n}").exists():
+        while (target := self.root / "interrupted" / f"{item.key}-attempt-{n}").exists():
             n += 1
         target.parent.mkdir(parents=True, exist_ok=True)
         folder.rename(target)
 
-    def reconcile(self, items: list[dict]) -> None:
+    def reconcile(self, items: list[Item]) -> None:
         """An item whose run.json was written before a kill took its summary row gets the row back."""
-        have = {(r["framework"], r["api"], int(r["case"]), int(r["iteration"])) for r in summary_rows(self.summary)}
+        have = {Item.from_row(r) for r in summary_rows(self.summary)}
         for item in items:
-            if (item["framework"], item["api"], item["case"], item["iteration"]) in have \
-                    or not self.finished(item):
+            if item in have or not self.finished(item):
                 continue
             record = self.read(item)
-            results = record.get("results", {})
+            results = record.results or {}
             append_summary(self.summary, summary_row(
-                item, record["status"], record["flags"], {k: results.get(k) for k in JTL_FIELDS},
-                {k: results.get(k) for k in SAMPLER_FIELDS}, record.get("checks")))
+                item.fields(), record.status, record.flags, {k: results.get(k) for k in JTL_FIELDS},
+                {k: results.get(k) for k in SAMPLER_FIELDS}, record.checks))
 
-    def measured(self, item: dict, record: dict, summary: dict, stats: dict) -> None:
+    def measured(self, record: Record, summary: dict, stats: dict) -> None:
         """A measurement that ran to its end: `record` holds its flags and checks."""
-        self.write(item, record)
-        append_summary(self.summary, summary_row(item, "ok", record["flags"], summary, stats, record["checks"]))
+        self.write(record)
+        append_summary(self.summary, summary_row(record.item.fields(), "ok", record.flags, summary, stats,
+                                                 record.checks))
 
-    def exclude(self, item: dict) -> str:
-        return self.outcome(item, self.begin(item), "excluded",
-                            f"{item['framework']} does not implement {item['api']} (framework.json apis)", None)
+    def exclude(self, item: Item) -> str:
+        return self.outcome(self.begin(item), "excluded",
+                            f"{item.framework} does not implement {item.api} (framework.json apis)", None)
 
-    def failure(self, item: dict, record: dict, reason: str, tail: str | None, summary: dict | None = None) -> str:
-        self.outcome(item, record, "failed", reason, tail, summary)
+    def failure(self, record: Record, reason: str, tail: str | None, summary: dict | None = None) -> str:
+        self.outcome(record, "failed", reason, tail, summary)
         return f"FAILED: {reason}"
 
-    def outcome(self, item: dict, record: dict, status: str, reason: str, tail: str | None,
-                summary: dict | None = None) -> str:
+    def outcome(self, record: Record, status: str, reason: str, tail: str | None, summary: dict | None = None) -> str:
         summary = summary or {}
-        record.update(status=status, reason=reason, ended_at=now_iso(), results=summary)
-        if tail is not None:
-            record["log_tail"] = tail
-        self.write(item, record)
-        append_summary(self.summary, summary_row(item, status, [], summary, {}))
+        self.write(replace(record, status=status, reason=reason, ended_at=now_iso(), results=summary, log_tail=tail))
+        append_summary(self.summary, summary_row(record.item.fields(), status, [], summary, {}))
         return f"{status}: {reason}"

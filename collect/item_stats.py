@@ -3,6 +3,8 @@ numbers should not be trusted."""
 import csv
 from pathlib import Path
 
+from benchlib.items import EngineLoad
+
 SATURATION = 0.90  # the load generator busy on this share of the cores it had, on average over the window
 # Requests in flight, on average, below this share of the case's threads: the threads spent most
 # of their time outside requests (waiting for the CPU in the load generator), so the load
@@ -80,7 +82,7 @@ def saturated(cpu_mean_pct: float, cores: int) -> bool:
     return cpu_mean_pct >= SATURATION * 100 * cores
 
 
-def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int, engines: list[dict] | None = None,
+def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int, engines: list[EngineLoad] | None = None,
           socket_errors: int = 0) -> list[str]:
     """Why a finished case's numbers should not be trusted; empty when they can be. `engines`:
     what each remote engine reported (collect/remote.take), when the load came from engines;
@@ -94,7 +96,7 @@ def flags(jtl: dict, stats: dict, loadgen_cores: int, threads: int, engines: lis
     in_flight = jtl.get("in_flight_mean")
     if in_flight is not None and in_flight < UNDERLOADED * threads:
         found.append("underloaded")
-    if any((e.get("late_ms") or 0) > ENGINE_LATE_MS for e in engines or []):
+    if any((e.late_ms or 0) > ENGINE_LATE_MS for e in engines or []):
         found.append("engines_out_of_step")
     if socket_errors:
         found.append("socket_errors")

@@ -16,12 +16,14 @@ import csv
 import json
 import random
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchlib import interrupts, run_plans
 from benchlib.files import write_json
+from benchlib.items import Item
 from benchlib.paths import IDS
-from benchlib.results import (ITEM_FIELDS, LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
+from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
                               append_rows, latency_jtl, summary_rows)
 from collect import arrivals, item_stats, latency_checks, remote
 from collect import batch as batches
@@ -43,6 +45,28 @@ ARRIVALS = ("Python draws each measurement's Poisson schedule (seeded from the r
             "sent late because every thread was busy counts its latency from when it was intended")
 SAMPLE_VARIABLES = ",".join(run_plans.OPEN_VARIABLES)
 PROPERTIES = {"sample_variables": SAMPLE_VARIABLES}
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenMeasurement:
+    """One measurement of the pass: an item's cell (its iteration the round) driven at one rate."""
+    item: Item
+    step: int
+    fraction: float
+    target_rps: float
+    capacity_rps: float
+    pool_threads: int
+
+    @property
+    def key(self) -> tuple:
+        """As latency.csv's rows are keyed (key)."""
+        return self.item.framework, self.item.api, self.item.case, self.step, self.item.iteration
+
+    def fields(self) -> dict:
+        """latency.csv's columns that say what was measured."""
+        return {**{k: v for k, v in self.item.fields().items() if k != "iteration"}, "round": self.item.iteration,
+                "step": self.step, "fraction": self.fraction, "target_rps": self.target_rps,
+                "capacity_rps": self.capacity_rps, "pool_threads": self.pool_threads}
 
 
 def capacities(run) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
@@ -73,8 +97,8 @@ def cells(run, progress) -> list[dict]:
     if "latency" in run.context.manifest:
         return run.context.manifest["latency"]["cells"]
     known, out = capacities(run), []
-    for api, case in dict.fromkeys((i["api"], i["case"]) for i in run.items):
-        arms = [f for f in run.context.frameworks if run.serves({"framework": f, "api": api})]
+    for api, case in dict.fromkeys((i.api, i.case) for i in run.items):
+        arms = [f for f in run.context.frameworks if run.apps.serves(f, api)]
         have = known.get((api, case), {})
         missing = [f for f in arms if f not in have]
         if missing or not arms:
@@ -99,11 +123,11 @@ def cells(run, progress) -> list[dict]:
     return out
 
 
-def planned(run, cell_list: list[dict], round_: int) -> list[dict]:
+def planned(run, cell_list: list[dict], round_: int) -> list[OpenMeasurement]:
     """Round `round_`'s measurements in order: its (API, case, step) slots shuffled, each slot's
     frameworks back to back in a shuffled order, all drawn from the run's seed."""
     rng = random.Random(f"latency-order:{run.context.seed}:{round_}")
-    known = {i["case"]: {k: i[k] for k in ("requests", "rows", "joins")} for i in run.items}
+    known = {i.case: i for i in run.items}
     slots = [(cell, step) for cell in cell_list for step in range(1, len(cell["rates"]) + 1)]
     rng.shuffle(slots)
     out = []
@@ -111,10 +135,11 @@ def planned(run, cell_list: list[dict], round_: int) -> list[dict]:
         arms = list(cell["capacity"])
         rng.shuffle(arms)
         for fw in arms:
-            out.append({"framework": fw, "api": cell["api"], "case": cell["case"], **known[cell["case"]],
-                        "round": round_, "step": step, "fraction": (*FRACTIONS, ABOVE)[step - 1],
-                        "target_rps": cell["rates"][step - 1], "capacity_rps": cell["capacity"][cell["slowest"]],
-                        "pool_threads": run.context.profile.threads(known[cell["case"]]["requests"])})
+            item = replace(known[cell["case"]], framework=fw, api=cell["api"], iteration=round_)
+            out.append(OpenMeasurement(
+                item=item, step=step, fraction=(*FRACTIONS, ABOVE)[step - 1], target_rps=cell["rates"][step - 1],
+                capacity_rps=cell["capacity"][cell["slowest"]],
+                pool_threads=run.context.profile.threads(item.requests)))
     return out
 
 
@@ -134,7 +159,7 @@ def estimate_s(run) -> float:
     if not run.context.profile.latency:
         return 0
     per = WARMUP_S + WINDOW_S + OVERHEAD_S["measurement"]
-    slots = len({(i["api"], i["case"], i["framework"]) for i in run.items}) * (len(FRACTIONS) + 1)
+    slots = len({(i.api, i.case, i.framework) for i in run.items}) * (len(FRACTIONS) + 1)
     return run.context.profile.latency_rounds * (slots * per + OVERHEAD_S["round"]) - len(done(run.context.dir)) * per
 
 
@@ -145,20 +170,20 @@ def run_pass(run, progress) -> None:
     cell_list = cells(run, progress)
     have = done(run.context.dir)
     for round_ in range(1, run.context.profile.latency_rounds + 1):
-        todo = [m for m in planned(run, cell_list, round_) if key(m) not in have]
+        todo = [m for m in planned(run, cell_list, round_) if m.key not in have]
         if todo:
             run_round(run, todo, round_, progress)
 
 
-def run_round(run, todo: list[dict], round_: int, progress) -> None:
-    for name in dict.fromkeys(m["framework"] for m in todo):
+def run_round(run, todo: list[OpenMeasurement], round_: int, progress) -> None:
+    for name in dict.fromkeys(m.item.framework for m in todo):
         run.apps.ensure(name)
     run.check_database()
     batch = Batch(batches.new_folder(run.context.dir, run.context.dir / "latency-batches"),
-                  [Measurement(m, *run.apps.address(m["framework"])) for m in todo], time.time())
+                  [Measurement(m.item, *run.apps.address(m.item.framework)) for m in todo], time.time())
     length_ms = (WARMUP_S + WINDOW_S) * 1000
-    groups = [{"api": m["api"], "case": m, "host": at.host, "port": at.port, "pool": m["pool_threads"],
-               "end_ms": length_ms, "offsets": arrivals.offsets(m["target_rps"], length_ms, seed_of(run, m))}
+    groups = [{"api": m.item.api, "case": m.item, "host": at.host, "port": at.port, "pool": m.pool_threads,
+               "end_ms": length_ms, "offsets": arrivals.offsets(m.target_rps, length_ms, seed_of(run, m))}
               for m, at in zip(todo, batch.measurements)]
     targets = run.sampled()
     title = f"latency round {round_} ({batch.folder.name})"
@@ -203,11 +228,11 @@ def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
     return plan
 
 
-def seed_of(run, m: dict) -> str:
-    return arrivals.seed_of(run.context.seed, m["api"], m["case"], m["step"], m["round"])
+def seed_of(run, m: OpenMeasurement) -> str:
+    return arrivals.seed_of(run.context.seed, m.item.api, m.item.case, m.step, m.item.iteration)
 
 
-def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
+def follow(batch: Batch, todo: list[OpenMeasurement], deadline: float, progress) -> None:
     """Waits for JMeter to end the round, a line per measurement as it starts; an engine that
     refused the round or stopped answering ends it (EngineLost: the run stops for --resume)."""
     shown = 0
@@ -215,8 +240,8 @@ def follow(batch: Batch, todo: list[dict], deadline: float, progress) -> None:
         while shown < min(batch.groups_started(), len(todo)):
             m = todo[shown]
             shown += 1
-            progress.note(f"  [{shown}/{len(todo)}] {m['framework']} {m['api']} case {m['case']} "
-                          f"step {m['step']}: {m['target_rps']:g} req/s ({m['fraction']:g} x capacity)")
+            progress.note(f"  [{shown}/{len(todo)}] {m.item.framework} {m.item.api} case {m.item.case} "
+                          f"step {m.step}: {m.target_rps:g} req/s ({m.fraction:g} x capacity)")
         fault = batch.engine_fault()
         if fault:
             raise remote.EngineLost(fault)
@@ -235,7 +260,7 @@ def finished(batch: Batch) -> int:
     return max(0, batch.groups_started() - 1)
 
 
-def keep(run, batch: Batch, todo: list[dict], count: int, progress) -> None:
+def keep(run, batch: Batch, todo: list[OpenMeasurement], count: int, progress) -> None:
     for i in range(count):
         row = measure(run, batch, i, todo[i])
         if row is None:
@@ -247,16 +272,16 @@ def keep(run, batch: Batch, todo: list[dict], count: int, progress) -> None:
                       f"{row['dropped']}{', saturated' if row['saturated'] else ''}: {row['validity']}")
 
 
-def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
+def measure(run, batch: Batch, index: int, m: OpenMeasurement) -> dict | None:
     """Measurement `index`'s row, its window's samples and sampler rows moved beside it (None:
     it never started its clock)."""
-    schedule = arrivals.offsets(m["target_rps"], (WARMUP_S + WINDOW_S) * 1000, seed_of(run, m))
+    schedule = arrivals.offsets(m.target_rps, (WARMUP_S + WINDOW_S) * 1000, seed_of(run, m))
     engines = None
     if batch.controllers:  # the engines' shares, in one file; t0 was set for every engine alike
         t0 = batch.starts[index]
         w0, w1 = window(t0)
         parts = [c.jtl(index) for c in batch.controllers]
-        shares = [share for _, share in remote.divide(schedule, m["pool_threads"], len(parts))]
+        shares = [share for _, share in remote.divide(schedule, m.pool_threads, len(parts))]
         engines = latency_checks.engines(parts, shares, t0, w0, w1)
         if any(part.exists() for part in parts):
             remote.merge(parts, batch.jtl(index))
@@ -266,7 +291,7 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
         except (OSError, ValueError, IndexError):
             return None
         w0, w1 = window(t0)
-    out = latency_jtl(run.context.dir, m["framework"], m["api"], m["case"], m["step"], m["round"])
+    out = latency_jtl(run.context.dir, m.item.framework, m.item.api, m.item.case, m.step, m.item.iteration)
     out.parent.mkdir(parents=True, exist_ok=True)
     if batch.jtl(index).exists():
         samples = latency_checks.window_samples(batch.jtl(index), out, w0, w1)
@@ -274,7 +299,7 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
     else:  # nothing was sent: the file says so rather than being missing
         samples = []
         out.write_text("timeStamp,elapsed,label,success," + SAMPLE_VARIABLES + "\n")
-    roles = {**run.roles(m["framework"]),
+    roles = {**run.roles(m.item.framework),
              **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
     for sampled in sorted(batch.raw.iterdir()):
         item_stats.trim(sampled, out.parent / sampled.name, w0 / 1000 - batch.t0, w1 / 1000 - batch.t0, roles)
@@ -287,8 +312,7 @@ def measure(run, batch: Batch, index: int, m: dict) -> dict | None:
          "position": index + 1, "schedule_seed": seed_of(run, m),
          **({"engines": [str(c.endpoint) for c in batch.controllers], "late_start_ms": engines.late_start_ms,
              "engine_sent": [list(pair) for pair in engines.sent]} if engines else {})}, indent=2) + "\n")
-    return {**{k: m[k] for k in ITEM_FIELDS if k != "iteration"}, **{k: m[k] for k in (
-        "round", "step", "fraction", "target_rps", "capacity_rps", "pool_threads")}, **figures}
+    return {**m.fields(), **figures}
 
 
 def window(t0: int) -> tuple[int, int]:

@@ -16,11 +16,13 @@ request, so leaves the servers the most headroom) and its layout (collect/pinnin
 import json
 import random
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from benchlib import database as managed_db
 from benchlib.cases import cases
+from benchlib.items import Item
 from benchlib.paths import IDS
 from benchlib.processes import cpu_seconds
 from benchlib.results import REFERENCE, SCHEMA_VERSION
@@ -64,6 +66,13 @@ def server_ms_per_req(measured: dict) -> float | None:
     return None if cell is None else (cell["app_cpu_ms_per_req"] or 0) + (cell["db_cpu_ms_per_req"] or 0)
 
 
+def rest_case_1(arm: str) -> Item:
+    """REST case 1's rows and join at the reference's connections, not the case's."""
+    case_1 = cases()[1]
+    return Item(framework=arm, api="rest", case=1, requests=REFERENCE_CONNECTIONS, rows=case_1["rows"],
+                joins=case_1["joins"])
+
+
 def measure(run, loadgens: list[str], progress) -> dict:
     """Measures the reference work with wrk (and with every load generator in `loadgens`, on the
     first arm's REST case 1) and writes reference.json; what it holds already is kept."""
@@ -73,7 +82,6 @@ def measure(run, loadgens: list[str], progress) -> dict:
     progress.note(f"reference work: each app's cheapest answer and REST case 1 at {REFERENCE_CONNECTIONS} "
                   f"connections, the database's CPU per query, {' and '.join(loadgens)}'s CPU per request …")
     arms = list(run.context.frameworks)
-    case_1 = {k: cases()[1][k] for k in ("case", "requests", "rows", "joins")}
     for arm in arms:
         run.apps.ensure(arm)
     figures = {"schema_version": SCHEMA_VERSION,
@@ -82,9 +90,9 @@ def measure(run, loadgens: list[str], progress) -> dict:
                "database": database_work(run)}
     for arm in arms:
         host, port = run.apps.address(arm)
-        item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": arm}
+        item = rest_case_1(arm)
         cheapest, real = probe.measure(run, new_folder(run.context.dir, f"{arm}-wrk"),
-                                       [Measurement({**item, "case": 0}, host, port, ceiling=True),
+                                       [Measurement(replace(item, case=0), host, port, ceiling=True),
                                         Measurement(item, host, port)], "wrk")
         figures["apps"][arm] = {"cheapest": cell("GET /testbed-ceiling (404)", cheapest),
                                 "rest_case_1": cell("GET /rest/comment/{id}", real)}
@@ -93,9 +101,8 @@ def measure(run, loadgens: list[str], progress) -> dict:
         if loadgen == "wrk":
             measured = figures["apps"][first]["rest_case_1"]
         else:
-            item = {"api": "rest", **case_1, "requests": REFERENCE_CONNECTIONS, "framework": first}
             [f] = probe.measure(run, new_folder(run.context.dir, f"{first}-{loadgen}"),
-                                [Measurement(item, *run.apps.address(first))], loadgen)
+                                [Measurement(rest_case_1(first), *run.apps.address(first))], loadgen)
             measured = cell("GET /rest/comment/{id}", f)
         figures["loadgens"][loadgen] = {"at": f"{first} REST case 1, {REFERENCE_CONNECTIONS} connections",
                                         **{k: measured[k] for k in ("throughput_rps", "loadgen_cpu_ms_per_req",

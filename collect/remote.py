@@ -23,6 +23,7 @@ from pathlib import Path
 from benchlib import engines as engine_lib, run_plans
 from benchlib.console import fail, say
 from benchlib.engines import Endpoint
+from benchlib.items import EngineLoad
 from benchlib.jmeter import PROPERTIES, jmeter_version
 from benchlib.jtl import WARMUP_PREFIX
 from benchlib.paths import IDS, TESTBED_HOME, shown
@@ -271,7 +272,7 @@ def report_of(path: Path) -> dict:
             "cores": int(values["cores"]), "late_ms": int(values["late_ms"])}
 
 
-def take(controllers: list[Controller], index: int, target: Path, threads: int) -> list[dict]:
+def take(controllers: list[Controller], index: int, target: Path, threads: int) -> list[EngineLoad]:
     """Measurement `index`'s JTLs from every engine, merged into `target`; per engine, its share
     of the threads, the measured samples it sent, and its CPU over the window."""
     counts = merge([c.jtl(index) for c in controllers], target)
@@ -279,21 +280,20 @@ def take(controllers: list[Controller], index: int, target: Path, threads: int) 
     found = []
     for c, share in zip(controllers, shares):
         cpu = report_of(c.report(index))
-        found.append({"endpoint": str(c.endpoint), "threads": share, "samples": counts[c.jtl(index)], **cpu,
-                      "saturated": cpu["cpu_mean_pct"] is not None
-                      and item_stats.saturated(cpu["cpu_mean_pct"], cpu["cores"])})
+        found.append(EngineLoad(endpoint=str(c.endpoint), threads=share, samples=counts[c.jtl(index)], **cpu,
+                                saturated=cpu["cpu_mean_pct"] is not None
+                                and item_stats.saturated(cpu["cpu_mean_pct"], cpu["cores"])))
     return found
 
 
-def busiest(engines: list[dict], stats: dict) -> tuple[int, dict]:
+def busiest(engines: list[EngineLoad], stats: dict) -> tuple[int, dict]:
     """(its cores, `stats` with its CPU as the load generator's): the engine with the highest
     share of its own cores, so that loadgen_saturated is judged per engine."""
-    measured = [e for e in engines if e["cpu_mean_pct"] is not None]
+    measured = [e for e in engines if e.cpu_mean_pct is not None]
     if not measured:
         return 1, stats
-    top = max(measured, key=lambda e: e["cpu_mean_pct"] / e["cores"])
-    return top["cores"], {**stats, "loadgen_cpu_mean_pct": top["cpu_mean_pct"],
-                          "loadgen_cpu_peak_pct": top["cpu_peak_pct"]}
+    top = max(measured, key=lambda e: e.cpu_mean_pct / e.cores)
+    return top.cores, {**stats, "loadgen_cpu_mean_pct": top.cpu_mean_pct, "loadgen_cpu_peak_pct": top.cpu_peak_pct}
 
 
 def merge(parts: list[Path], target: Path) -> dict[Path, int]:

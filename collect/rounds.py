@@ -9,7 +9,8 @@ from datetime import datetime, timezone
 from benchlib import stopping
 from benchlib.cases import cases
 from benchlib.files import write_json
-from benchlib.results import MANIFEST, SUMMARY, parse_item_key, summary_rows
+from benchlib.items import Item
+from benchlib.results import MANIFEST, SUMMARY, summary_rows
 from collect.order import extra_round
 
 
@@ -52,7 +53,7 @@ class Rounds:
         return (time.monotonic() - self.started) / self.measured if self.measured \
             else self.run.estimate()
 
-    def add(self) -> list[dict]:
+    def add(self) -> list[Item]:
         """The next round's items (already in the manifest's order), or [] when the run is done."""
         run, profile = self.run, self.run.context.profile
         arms = list(run.context.frameworks)
@@ -70,12 +71,12 @@ class Rounds:
                 f"the budget: {max(0, left):.0f} s left, a cell's round takes about {per_cell:.0f} s"
             write_json(run.context.dir / MANIFEST, run.context.manifest)
             return []
-        iteration = max(item["iteration"] for item in run.items) + 1
+        iteration = max(item.iteration for item in run.items) + 1
         keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, run.context.seed)
         sequential["rounds"].append({"round": iteration, "cells": [[s.api, s.case] for s in cells],
                                      "estimated_s": round(per_cell * len(cells))})
         run.context.manifest["order"] += keys
         write_json(run.context.dir / MANIFEST, run.context.manifest)
-        items = [parse_item_key(k, cases()) for k in keys]
+        items = [Item.parse(k, cases()) for k in keys]
         run.items += items
         return items

@@ -9,7 +9,7 @@ import os
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchlib import database as managed_db
@@ -17,10 +17,11 @@ from benchlib import interrupts, wrk
 from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
+from benchlib.items import Item, Record
 from benchlib.jtl import summarize
 from benchlib.paths import DEFAULT_RESULTS
 from benchlib.processes import alive
-from benchlib.results import JTL, MANIFEST, STATE, SUMMARY, item_key, parse_item_key, summary_rows
+from benchlib.results import JTL, MANIFEST, STATE, SUMMARY, summary_rows
 from collect import batch as batches
 from collect import ceiling, pinning, remote
 from collect.app_pool import AppFailed, AppPool, ExternalApps
@@ -71,7 +72,7 @@ class RunLoop:
         self.context = context
         self.stream = stream or sys.stdout
         known = cases()
-        self.items = [parse_item_key(k, known) for k in context.manifest["order"]]
+        self.items = [Item.parse(k, known) for k in context.manifest["order"]]
         self.apps = pool or AppPool(context.frameworks, context.dir / "logs", lambda: context.cpus.get("app"),
                                     self.record_loaded)
         self.resume_command = resume_command or \
@@ -115,7 +116,7 @@ class RunLoop:
         self.set_state("running")
         try:
             for item in [i for i in todo if not self.serves(i)]:
-                progress.result(item_key(item), self.files.exclude(item))
+                progress.result(item.key, self.files.exclude(item))
             for phase in self.phases():
                 if phase.name == ROUNDS:  # the progress line times the items, and counts what follows them
                     progress.begin_items(after_rounds_s(self))
@@ -151,7 +152,7 @@ class RunLoop:
         final_report(run_dir, len(self.items), summary_rows(run_dir / SUMMARY), self.stream, reference)
         return 0
 
-    def todo(self) -> list[dict]:
+    def todo(self) -> list[Item]:
         """The items still to measure (those of an API the framework lacks are excluded, not measured)."""
         return [item for item in self.items if not self.files.finished(item) and self.serves(item)]
 
@@ -165,9 +166,9 @@ class RunLoop:
         finally:
             self.crosschecking = None
 
-    def thread_counts(self, items: list[dict] | None = None) -> list[int]:
+    def thread_counts(self, items: list[Item] | None = None) -> list[int]:
         """The thread counts of `items` (the run's, unless given) under the run's profile."""
-        return sorted({self.context.profile.threads(i["requests"]) for i in (self.items if items is None else items)})
+        return sorted({self.context.profile.threads(i.requests) for i in (self.items if items is None else items)})
 
     def set_aside_unfinished(self) -> None:
         for item in self.items:
@@ -211,8 +212,8 @@ class RunLoop:
                 **{role: role for role in ("db", LOADGEN_ROLE, "testbed", "samplers", *MACHINE_ROLES)}}
 
     # --- the apps ------------------------------------------------------------------------------
-    def serves(self, item: dict) -> bool:
-        return self.apps.serves(item)
+    def serves(self, item: Item) -> bool:
+        return self.apps.serves(item.framework, item.api)
 
     def record_loaded(self, name: str, loaded: dict | None) -> None:
         """The versions the running app reports go into each of its items and, when first seen
@@ -223,20 +224,20 @@ class RunLoop:
             write_json(self.context.dir / MANIFEST, self.context.manifest)
 
     # --- one batch -------------------------------------------------------------------------------
-    def run_batch(self, items: list[dict], progress: Progress) -> None:
+    def run_batch(self, items: list[Item], progress: Progress) -> None:
         """Measures `items` with one load generator process; each that ran to its end is recorded,
         and one cut by a fault is failed or left to redo. Raises DatabaseDown and KeyboardInterrupt
         once what finished is recorded."""
         profile = self.context.profile
         if profile.restart != "run":  # every batch on processes started for it
             self.apps.stop_all()
-        for name in dict.fromkeys(item["framework"] for item in items):
+        for name in dict.fromkeys(item.framework for item in items):
             try:
                 self.apps.ensure(name)
             except AppFailed as e:
                 items = self.fail_arm(items, name, e, progress)
         if profile.condition_s and self.apps.ours and profile.restart != "run" and items:
-            names = list(dict.fromkeys(item["framework"] for item in items))
+            names = list(dict.fromkeys(item.framework for item in items))
             for name, failure in condition(self.apps, names, profile.condition_s).items():
                 items = self.fail_arm(items, name, failure, progress)
         if not items:
@@ -244,7 +245,7 @@ class RunLoop:
         self.check_database()
         c = self.context
         batch = Batch(batches.new_folder(c.dir),
-                      [Measurement(item, *self.apps.address(item["framework"])) for item in items],
+                      [Measurement(item, *self.apps.address(item.framework)) for item in items],
                       time.time(), loadgen=self.files.loadgen, ids=c.ids)
         db_pid = self.database_pid()
         marks: list[dict] = []
@@ -263,9 +264,8 @@ class RunLoop:
         if end.reason and end.finished < len(marks):
             cut = batch.measurements[end.finished].item
             if end.failed:
-                record = self.files.read(cut)
-                self.take_files(batch, end.finished, marks, record)
-                progress.result(item_key(cut), self.files.failure(cut, record, end.reason, end.tail))
+                record = self.take_files(batch, end.finished, marks, self.files.read(cut))
+                progress.result(cut.key, self.files.failure(record, end.reason, end.tail))
             else:
                 self.files.set_aside(cut)
         if end.database_down:
@@ -273,13 +273,13 @@ class RunLoop:
         if end.engine_lost:
             raise EngineLost(end.reason)
 
-    def fail_arm(self, items: list[dict], name: str, e: AppFailed, progress: Progress) -> list[dict]:
+    def fail_arm(self, items: list[Item], name: str, e: AppFailed, progress: Progress) -> list[Item]:
         """`items` without `name`'s, the first of them recorded as failed with why."""
         self.check_database()
-        first = next((item for item in items if item["framework"] == name), None)
+        first = next((item for item in items if item.framework == name), None)
         if first:
-            progress.result(item_key(first), self.files.failure(first, self.files.begin(first), str(e), e.tail))
-        return [item for item in items if item["framework"] != name]
+            progress.result(first.key, self.files.failure(self.files.begin(first), str(e), e.tail))
+        return [item for item in items if item.framework != name]
 
     def finished_before_cut(self, batch: Batch, marks: list) -> int:
         return len(batch.measurements) if (batch.process or batch.controllers) and batch.exit_code() == 0 \
@@ -307,8 +307,7 @@ class RunLoop:
                 self.open_item(batch, len(marks), db_pid, marks)
                 deadline = time.monotonic() + p.longest() + LOADGEN_SLACK_S
                 begun = batch.measurements[len(marks) - 1].item
-                progress.start(f"{item_key(begun)} ({begun['requests']} req, {begun['rows']} rows, "
-                               f"{'join' if begun['joins'] else 'no join'})")
+                progress.start(f"{begun.key} ({begun.describe()})")
             fault = batch.engine_fault()
             if fault:
                 return BatchEnd(max(0, len(marks) - 1), fault, engine_lost=True)
@@ -335,40 +334,36 @@ class RunLoop:
         measurement = batch.measurements[index]
         marks.append({name: (app.log, app.log.stat().st_size if app.log.exists() else 0)
                       for name, app in self.apps.running.items()})
-        record = self.files.begin(measurement.item)
-        record["pids"] = {"app": self.apps.sampled().get(measurement.framework), "db": db_pid,
-                          "loadgen": batch.loadgen_pid}
-        record["loadgen"] = batch.loadgen
-        record["variant"] = self.context.frameworks[measurement.framework]["variant"]["name"]
-        record["loaded"] = self.apps.loaded.get(measurement.framework)
-        record["batch"] = {"folder": batch.folder.relative_to(self.context.dir).as_posix(),
-                           "position": index + 1, "of": len(batch.measurements)}
-        if not db_pid:
-            record["db_sampled"] = False
-            managed = self.context.db and self.context.db.managed
-            record["db_note"] = ("managed server's pid not found: not sampled" if managed
-                                 else "external database server: not sampled")
-        self.files.write(measurement.item, record)
+        unsampled = None if db_pid else "managed server's pid not found: not sampled" \
+            if self.context.db and self.context.db.managed else "external database server: not sampled"
+        self.files.write(replace(
+            self.files.begin(measurement.item),
+            pids={"app": self.apps.sampled().get(measurement.framework), "db": db_pid, "loadgen": batch.loadgen_pid},
+            loadgen=batch.loadgen, variant=self.context.frameworks[measurement.framework]["variant"]["name"],
+            loaded=self.apps.loaded.get(measurement.framework),
+            batch={"folder": batch.folder.relative_to(self.context.dir).as_posix(), "position": index + 1,
+                   "of": len(batch.measurements)},
+            db_sampled=False if unsampled else None, db_note=unsampled))
 
     def keep(self, batch: Batch, marks: list, finished: int, progress: Progress) -> None:
         """Records the batch's first `finished` items from the batch's files."""
         for index in range(finished):
             item = batch.measurements[index].item
-            progress.result(item_key(item), self.finish_item(batch, index, marks))
+            progress.result(item.key, self.finish_item(batch, index, marks))
 
     def finish_item(self, batch: Batch, index: int, marks: list) -> str:
         measurement = batch.measurements[index]
         item, folder = measurement.item, self.files.folder(measurement.item)
-        record = self.files.read(item)
-        engines = self.take_files(batch, index, marks, record)
+        record = self.take_files(batch, index, marks, self.files.read(item))
+        engines = record.engines
         window_ms = batch.window_ms(index)
         summary = summarize(folder / JTL, window_ms)
         if not summary.get("samples"):
-            self.check_database(item_key(item))
-            return self.files.failure(item, record, "no sample finished inside the measured window",
-                                      log_tail(batch.log), summary)
+            self.check_database(item.key)
+            return self.files.failure(record, "no sample finished inside the measured window", log_tail(batch.log),
+                                      summary)
         if (summary.get("errors") or 0) > 0:
-            self.check_database(item_key(item))
+            self.check_database(item.key)
         roles = {**self.roles(measurement.framework),
                  **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
         window, stats = trimmed_stats(folder, batch.raw, batch.t0, roles, window_ms)
@@ -376,27 +371,24 @@ class RunLoop:
         cores = batch.cores
         if engines is not None:  # the load generator is the busiest engine, on its own cores
             cores, stats = remote.busiest(engines, stats)
-        threads = record["load"]["threads"]
+        threads = record.load["threads"]
         lost = socket_errors(folder / LOADGEN_OUT)
         flags, checks = judge(summary, stats, threads, cores, self.context.machine_cores,
                               None if engines else self.ceilings.get(batch.loadgen, {}).get(threads), engines,
                               batch.loadgen, sum(lost.values()), shares_cores=self.context.loadgen_shares_cores)
-        if lost:
-            record["socket_errors"] = lost
-        record.update(status="ok", flags=flags, ended_at=now_iso(), loadgen_cores=cores,
-                      window=window, results={**summary, **stats}, checks=checks)
-        self.files.measured(item, record, summary, stats)
+        record = replace(record, status="ok", flags=flags, ended_at=now_iso(), socket_errors=lost or None,
+                         loadgen_cores=cores, window=window, results={**summary, **stats}, checks=checks)
+        self.files.measured(record, summary, stats)
         return outcome_line(summary, stats, flags, checks)
 
-    def take_files(self, batch: Batch, index: int, marks: list, record: dict) -> list[dict] | None:
-        """The item's JTL, out of the batch's folder (with engines, theirs merged into one, and
-        what each engine ran and reported kept in `record`), and its slice of its app's log."""
+    def take_files(self, batch: Batch, index: int, marks: list, record: Record) -> Record:
+        """The item's JTL, out of the batch's folder (with engines, theirs merged into one), and its
+        slice of its app's log; `record` with what each engine ran and reported, when there were any."""
         measurement = batch.measurements[index]
         folder = self.files.folder(measurement.item)
-        engines = None
         if batch.controllers:
-            engines = remote.take(batch.controllers, index, folder / JTL, record["load"]["threads"])
-            record.update(loadgen="engines", engines=engines)
+            record = replace(record, loadgen="engines", engines=remote.take(
+                batch.controllers, index, folder / JTL, record.load["threads"]))
         elif batch.jtl(index).exists():
             batch.jtl(index).rename(folder / JTL)
             if batch.jtl(index).with_suffix(".out").exists():  # wrk's own report, beside its JTL
@@ -405,4 +397,4 @@ class RunLoop:
             log, start = marks[index][measurement.framework]
             after = marks[index + 1].get(measurement.framework) if index + 1 < len(marks) else None
             copy_log(log, start, folder / "app.log", after[1] if after and after[0] == log else None)
-        return engines
+        return record

@@ -24,7 +24,8 @@ from benchlib.net import http_status, listening_here
 from benchlib.engines import Endpoint
 from benchlib.jtl import EDGE_FIELDS, JTL_FIELDS
 from benchlib.paths import IDS, results_root, shown
-from benchlib.results import JTL, STATE, item_key
+from benchlib.items import Record
+from benchlib.results import JTL, STATE
 from collect import preflight, remote, run_manifest, runs
 from collect.app_pool import ExternalApps, Target
 from collect.profiles import Profile
@@ -160,32 +161,33 @@ def load(r: LoadRequest) -> int:
         return code
     [item] = loop.items
     measured = loop.files.read(item)
-    results = measured.get("results") or {}
+    results = measured.results or {}
+    engine_loads = measured.to_json().get("engines")
     write_json(folder / "load.json", {
         "schema_version": 2, "framework": r.framework, "api": r.api, **c, "host": host, "port": port,
-        "load": {**measured["load"], **({"engines": measured["engines"]} if "engines" in measured else {})},
-        "item": item_key(item), "started_at": started_at, "ended_at": measured["ended_at"],
-        "status": measured["status"], "reason": measured["reason"],
+        "load": {**measured.load, **({"engines": engine_loads} if engine_loads is not None else {})},
+        "item": item.key, "started_at": started_at, "ended_at": measured.ended_at,
+        "status": measured.status, "reason": measured.reason,
         "summary": {k: results.get(k) for k in (*JTL_FIELDS, *EDGE_FIELDS)} if results else None,
-        "flags": measured["flags"], "checks": measured.get("checks"),
+        "flags": measured.flags, "checks": measured.checks,
         **({"engines": engines.facts} if engines else {})})
     return report(measured, loop.files.folder(item), folder, r.dashboard, launcher)
 
 
-def report(measured: dict, item_folder: Path, folder: Path, dashboard: bool, launcher: str) -> int:
+def report(measured: Record, item_folder: Path, folder: Path, dashboard: bool, launcher: str) -> int:
     """The summary line and what the checks found, then JMeter's dashboard if asked; exit code 1
     when the measurement failed or any measured request did."""
-    if measured["status"] != "ok":
-        say(f"no measurement: {measured['reason']}; see {shown(item_folder)}/")
+    if measured.status != "ok":
+        say(f"no measurement: {measured.reason}; see {shown(item_folder)}/")
         return 1
-    results, checks = measured["results"], measured["checks"]
+    results, checks = measured.results, measured.checks
     say(summary_line(results, folder))
     if checks["validity"] != "valid":
         say(f"  {checks['validity']}: {checks['validity_reasons']}")
     if checks["app_cpu_ms_per_req"] is None:
         say("  the load generator's headroom was not checked: the app was not sampled (it does not listen "
             "on this machine); see the manifest's samplers")
-    window = measured["window"]["measured_ms"]
+    window = measured.window["measured_ms"]
     window = tuple(window) if window else None
     if results["errors"]:
         common = jtl.failures(item_folder / JTL, window_ms=window)

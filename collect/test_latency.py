@@ -12,6 +12,7 @@ import pytest
 from benchlib import apps, run_plans
 from benchlib.builds import build
 from benchlib.cases import cases
+from benchlib.items import Item
 from benchlib.jmeter import PROPERTIES, find_jmeter
 from benchlib.net import free_port
 from benchlib.paths import IDS, ROOT
@@ -54,7 +55,9 @@ def open_load(folder, port, rate, pool, seed="test") -> tuple[list[dict], int]:
     arrivals.write(folder / "arrivals.csv", schedule)
     plan = folder / "plan.jmx"
     plan.write_text(run_plans.open_plan("test", [{
-        "api": "rest", "case": cases()[1], "host": apps.host(), "port": port, "pool": pool,
+        "api": "rest", "case": Item(framework="express", api="rest", case=1, requests=pool,
+                                    rows=cases()[1]["rows"], joins=cases()[1]["joins"]),
+        "host": apps.host(), "port": port, "pool": pool,
         "schedule": folder / "arrivals.csv",
         "end_ms": WARMUP_MS + WINDOW_MS, "jtl": folder / "all.jtl", "window_file": folder / "t0",
         "ids_dir": IDS}]))

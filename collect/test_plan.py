@@ -7,7 +7,7 @@ import pytest
 from benchlib import results
 from benchlib.cases import cases
 from benchlib.jtl import window_bounds
-from benchlib.results import item_key, parse_item_key
+from benchlib.items import Item
 from collect import item_stats, pinning
 from collect.order import arms_in_slot, extra_round, order
 from collect.profiles import DEFAULT, PROFILES, RESTARTS
@@ -31,14 +31,14 @@ def test_interleaved_rounds_run_the_frameworks_of_each_slot_back_to_back_in_a_se
     assert keys == order(frameworks, apis, numbers, 3, "run", seed=11)
     assert keys != order(frameworks, apis, numbers, 3, "run", seed=12)
     assert len(keys) == len(set(keys)) == 216
-    items = [parse_item_key(k, cases()) for k in keys]
-    assert [i["iteration"] for i in items] == sorted(i["iteration"] for i in items)  # round by round
+    items = [Item.parse(k, cases()) for k in keys]
+    assert [i.iteration for i in items] == sorted(i.iteration for i in items)  # round by round
     pairs = [items[i:i + 2] for i in range(0, 216, 2)]
-    assert all(a["api"] == b["api"] and a["case"] == b["case"] and a["iteration"] == b["iteration"]
-               and {a["framework"], b["framework"]} == set(frameworks) for a, b in pairs)
-    first = [a["framework"] for a, _ in pairs]
+    assert all(a.api == b.api and a.case == b.case and a.iteration == b.iteration
+               and {a.framework, b.framework} == set(frameworks) for a, b in pairs)
+    first = [a.framework for a, _ in pairs]
     assert 20 < first.count("aspnet") < 88  # which one goes first is drawn per cell, not fixed
-    slots = [(a["api"], a["case"]) for a, _ in pairs[:36]]
+    slots = [(a.api, a.case) for a, _ in pairs[:36]]
     assert slots != [(a, c) for a in apis for c in numbers] and sorted(slots) == sorted(
         (a, c) for a in apis for c in numbers)
 
@@ -49,8 +49,8 @@ def test_each_cell_s_arm_order_is_counterbalanced_over_its_rounds_extra_rounds_i
         + extra_round(frameworks, [("rest", 1), ("graphql", 18)], 5, seed=5)
     firsts: dict = {}
     for a, b in zip(keys[::2], keys[1::2]):
-        item = parse_item_key(a, cases())
-        firsts.setdefault((item["api"], item["case"]), []).append(item["framework"])
+        item = Item.parse(a, cases())
+        firsts.setdefault((item.api, item.case), []).append(item.framework)
     assert all(rounds[:4].count("aspnet") == 2 for rounds in firsts.values())  # 2 of 4 rounds each
     assert all(rounds[0] != rounds[1] and rounds[0] == rounds[2] for rounds in firsts.values())
     assert firsts["rest", 1][4] == firsts["rest", 1][0]  # the fifth round goes on with the rotation
@@ -65,10 +65,10 @@ def test_three_arms_each_go_first_once_in_three_rounds_of_a_cell():
 
 
 def test_keys_name_the_results_folders_and_parse_back():
-    item = parse_item_key("express/graphql/case-08/iter-03", cases())
-    assert item == {"framework": "express", "api": "graphql", "case": 8, "requests": 250,
-                    "rows": 50, "joins": 0, "iteration": 3}
-    assert item_key(item) == "express/graphql/case-08/iter-03"
+    item = Item.parse("express/graphql/case-08/iter-03", cases())
+    assert item == Item(framework="express", api="graphql", case=8, requests=250, rows=50, joins=0, iteration=3)
+    assert item.key == "express/graphql/case-08/iter-03"
+    assert Item.from_row({k: str(v) for k, v in item.fields().items()}) == item  # as a result file's row holds it
 
 
 @pytest.mark.parametrize("name", sorted(PROFILES))

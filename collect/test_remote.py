@@ -7,6 +7,7 @@ import csv
 import json
 from pathlib import Path
 
+from benchlib.items import EngineLoad
 from collect import remote
 from collect.conftest import SMOKE, needs_root, records, run_testbed, start_engine, the_run
 
@@ -71,8 +72,8 @@ def test_an_engine_whose_cpu_reporter_read_nothing_has_an_unknown_cpu_not_zero(t
     assert read == {"cpu_mean_pct": 42.2, "cpu_peak_pct": 50.0, "cores": 2, "late_ms": 0}
     unread = report("cpu_mean_pct=0.0;cpu_peak_pct=0.0;cores=2;samples=0;late_ms=0")
     assert unread == {"cpu_mean_pct": None, "cpu_peak_pct": None, "cores": 2, "late_ms": 0}
-    assert remote.busiest([{**unread, "endpoint": "a"}], {"loadgen_cpu_mean_pct": 3.0}) == \
-        (1, {"loadgen_cpu_mean_pct": 3.0})
+    assert remote.busiest([EngineLoad(endpoint="a", threads=10, samples=0, **unread)], {"loadgen_cpu_mean_pct": 3.0}) \
+        == (1, {"loadgen_cpu_mean_pct": 3.0})
 
 
 def test_an_unreachable_engine_or_a_missing_keystore_is_one_line_before_any_load(tmp_path, lab):

@@ -6,6 +6,7 @@ import time
 from dataclasses import replace
 
 from benchlib.cases import cases
+from benchlib.items import Item
 from benchlib.results import SUMMARY, append_summary, item_key, summary_row
 from collect import ceiling, extra_passes, rounds
 from collect.probe import probe_profile
@@ -30,14 +31,14 @@ def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 6
     run = RunLoop(RunContext(tmp_path, manifest, frameworks, "jmeter", EXTERNAL), stream=io.StringIO())
     express = {1: (500, 505, 500), 2: (400, 600, 500), 3: (500, 500, 500)}
     for item in run.items:
-        rps = 1000 if item["framework"] == "aspnet" else express[item["case"]][item["iteration"] - 1]
-        valid = "invalid" if item["framework"] == "express" and item["case"] == 3 else "valid"
-        append_summary(tmp_path / SUMMARY, summary_row(item, "ok", [], {"throughput_rps": rps}, {},
+        rps = 1000 if item.framework == "aspnet" else express[item.case][item.iteration - 1]
+        valid = "invalid" if item.framework == "express" and item.case == 3 else "valid"
+        append_summary(tmp_path / SUMMARY, summary_row(item.fields(), "ok", [], {"throughput_rps": rps}, {},
                                                        {"validity": valid}))
     return run
 
 
-def added(run: RunLoop, later_s: float = 0) -> list[dict]:
+def added(run: RunLoop, later_s: float = 0) -> list[Item]:
     """The next round's items, with `later_s` seconds of phases still to come after the rounds."""
     return rounds.Rounds(run, lambda: later_s).add()
 
@@ -47,10 +48,9 @@ def test_only_the_cell_whose_interval_is_wide_gets_another_round(tmp_path):
     more = added(run)
     # Case 1's three ratios differ by 1 %: even at t(0.9875, 2) = 6.2 (benchlib/stopping.py) its interval is ±2 %.
     # Case 3 failed its checks in every round: more of the same would not help.
-    assert sorted((i["framework"], i["case"], i["iteration"]) for i in more) == \
-        [("aspnet", 2, 4), ("express", 2, 4)]
-    assert [item_key(i) for i in more] == run.context.manifest["order"][-2:] and run.items[-2:] == more
-    assert more[0]["requests"] == cases()[2]["requests"]
+    assert sorted((i.framework, i.case, i.iteration) for i in more) == [("aspnet", 2, 4), ("express", 2, 4)]
+    assert [i.key for i in more] == run.context.manifest["order"][-2:] and run.items[-2:] == more
+    assert more[0].requests == cases()[2]["requests"]
     assert run.context.manifest["sequential"]["rounds"] == [
         {"round": 4, "cells": [["rest", 2]], "estimated_s": round(2 * run.estimate())}]
     assert {s["case"]: s["state"] for s in run.context.manifest["sequential"]["states"]} == \

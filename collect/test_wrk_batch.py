@@ -11,6 +11,7 @@ import pytest
 from benchlib import apps
 from benchlib.builds import build
 from benchlib.cases import cases
+from benchlib.items import Item
 from benchlib.jtl import summarize
 from benchlib.net import free_port
 from benchlib.paths import IDS, ROOT
@@ -40,8 +41,10 @@ def express(tmp_path_factory, forum):
         stop_group(proc)
 
 
-def item(case: int, connections: int) -> dict:
-    return {"api": "rest", **cases()[case], "requests": connections, "framework": "express", "iteration": 1}
+def item(case: int, connections: int) -> Item:
+    shape = cases()[case]
+    return Item(framework="express", api="rest", case=case, requests=connections, rows=shape["rows"],
+                joins=shape["joins"], iteration=1)
 
 
 def test_a_wrk_batch_measures_each_measurement_in_its_own_window_with_a_row_per_request(express, tmp_path):

@@ -55,9 +55,8 @@ def test_rates_are_fractions_of_the_slowest_capacity_and_the_same_for_every_fram
     assert len(first) == 10 and first == latency.planned(run, [cell], 1)
     assert first != latency.planned(run, [cell], 2)
     for a, b in zip(first[::2], first[1::2]):  # each (case, step) slot's frameworks back to back
-        assert ((a["step"], a["target_rps"]) == (b["step"], b["target_rps"])
-                and {a["framework"], b["framework"]} == {"a", "b"})
-    assert all(m["pool_threads"] == 100 and m["capacity_rps"] == 1000 for m in first)
+        assert ((a.step, a.target_rps) == (b.step, b.target_rps) and {a.item.framework, b.item.framework} == {"a", "b"})
+    assert all(m.pool_threads == 100 and m.capacity_rps == 1000 and m.item.iteration == 1 for m in first)
 
 
 def test_an_invalid_but_error_free_capacity_is_used_and_said(tmp_path):

@@ -138,6 +138,23 @@ def test_every_quoted_repository_path_exists(doc):
     assert not missing, "\n".join(missing)
 
 
+# The Python packages whose README maps their modules, so a newcomer finds where each part lives.
+MAPPED = ("collect", "analysis", "benchlib", "bench", "cli")
+
+
+@pytest.mark.parametrize("package", MAPPED)
+def test_every_module_is_on_its_packages_map(package):
+    """Each module of a package is named in its README, in backticks, alone (`batch.py`) or with
+    the folders above it (`sections/trust.py`, `collect/load/batch.py`)."""
+    folder = ROOT / package
+    text = (folder / "README.md").read_text()
+    missing = [path.relative_to(ROOT).as_posix() for path in sorted(folder.rglob("*.py"))
+               if not path.name.startswith(("test_", "conftest")) and path.name != "__init__.py"
+               and not SKIP_DIRS & set(path.relative_to(ROOT).parts)
+               and not re.search(rf"`(?:[\w.-]+/)*{re.escape(path.name)}[`\s]", text)]
+    assert not missing, f"{package}/README.md does not name {', '.join(missing)}"
+
+
 def logical_lines(text: str) -> list[tuple[int, str]]:
     """(first line number, text) with a fenced block's continued lines joined to the line they
     continue: one ending in a backslash, or an indented `[--option …]` line under a synopsis."""

@@ -32,6 +32,7 @@ from collect.samplers import LOADGEN_ROLE, Samplers
 
 # JMeter names each thread group as it starts it; collect/wrk_batch.py each measurement.
 GROUP_STARTED = re.compile(r"Starting (?:ThreadGroup|measurement): (\d+) : ")
+LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket errors), in the item's folder
 
 
 @dataclass
@@ -107,6 +108,16 @@ class Batch:
     @property
     def raw(self) -> Path:
         return self.folder / "samplers"
+
+    @property
+    def launched(self) -> bool:
+        """Whether its load generator (or a controller) was started: until then there is no exit to read."""
+        return self.process is not None or bool(self.controllers)
+
+    @property
+    def controller_roles(self) -> list[str]:
+        """The samplers' name for each engine's controller, in the engines' order."""
+        return [f"controller:{i + 1}" for i in range(len(self.controllers))]
 
     def groups_started(self) -> int:
         """How many measurements the load generator has started, from its log; with engines, how
@@ -241,14 +252,34 @@ class LoadGen:
     def overran(self) -> str:
         return f"{self.title} did not finish in time and was stopped"
 
+    def take_report(self, jtl: Path, folder: Path) -> None:
+        """Moves the tool's own report of a measurement, where it writes one beside the JTL, into
+        the item's `folder`."""
+
+    def lost_connections(self, folder: Path) -> dict[str, int]:
+        """The connections the tool lost during the item's measurement, by kind, from the report
+        in `folder` ({} if none, or if the tool does not report them)."""
+        return {}
+
 
 class Wrk(LoadGen):
-    """collect/wrk_batch.py runs a wrk per measurement; the samplers count the wrk it runs with it."""
+    """collect/wrk_batch.py runs a wrk per measurement; the samplers count the wrk it runs with it.
+    Each wrk's own report (its socket errors) is written beside the measurement's JTL."""
     name = title = "wrk"
 
     def launch(self, batch, profile, launcher, plan, properties):
         return ([sys.executable, "-m", "collect.wrk_batch", str(write_wrk_plan(batch, profile))],
                 {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+
+    def take_report(self, jtl, folder):
+        if jtl.with_suffix(".out").exists():
+            jtl.with_suffix(".out").rename(folder / LOADGEN_OUT)
+
+    def lost_connections(self, folder):
+        try:
+            return wrk.socket_errors((folder / LOADGEN_OUT).read_text())
+        except OSError:
+            return {}
 
 
 class JMeter(LoadGen):
@@ -304,5 +335,6 @@ def sample_remote(batch: Batch, targets: dict[str, int]) -> None:
     """The samplers on `targets` and on the batch's controllers, which spend this machine's CPU on
     receiving the samples."""
     batch.raw.mkdir()
-    batch.samplers = Samplers({**targets, **{f"controller:{i + 1}": wait_for_named(c.proc.pid, "java")
-                                             for i, c in enumerate(batch.controllers)}}, batch.raw, batch.t0)
+    batch.samplers = Samplers({**targets, **{role: wait_for_named(c.proc.pid, "java")
+                                             for role, c in zip(batch.controller_roles, batch.controllers)}},
+                              batch.raw, batch.t0)

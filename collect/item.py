@@ -8,6 +8,8 @@ from benchlib import jtl as jtl_file
 from benchlib.items import EngineLoad, Item, Record
 from benchlib.results import JTL, PROC
 from collect import item_stats, validity
+from collect.batch import Batch
+from collect.driver import trim_to_window
 from collect.profiles import Profile
 from collect.run_manifest import now_iso
 
@@ -32,16 +34,16 @@ def new_record(item: Item, profile: Profile) -> Record:
         "warmup_s": profile.warmup_s, "duration_s": profile.duration_s})
 
 
-def trimmed_stats(folder: Path, raw: Path, t0: float, roles: dict | None = None,
+def trimmed_stats(folder: Path, batch: Batch, roles: dict[str, str],
                   window_ms: tuple[int, int] | None = None) -> tuple[dict, dict]:
-    """The sampler files in `raw` (t_s from t0) cut into `folder` to the measured window
-    (`window_ms`, epoch ms, or else as its JTL's labels show it), t_s from the window's start,
-    keeping `roles` only if given (item_stats.trim); (window, stats)."""
+    """The batch's sampler files cut into `folder` to the measured window (`window_ms`, epoch ms,
+    or else as its JTL's labels show it), t_s from the window's start, keeping `roles`
+    (collect/driver.py trim_to_window); (window, stats)."""
+    t0 = batch.t0
     start, end = jtl_file.window_bounds(folder / JTL, window_ms) or (t0, t0)
     window = {"t0_epoch": t0, "start_s": start - t0, "end_s": end - t0,
               "measured_ms": list(window_ms) if window_ms else None}
-    for sampled in sorted(raw.iterdir()):  # proc.csv, and top.csv where top ran
-        item_stats.trim(sampled, folder / sampled.name, window["start_s"], window["end_s"], roles)
+    trim_to_window(batch, folder, window["start_s"], window["end_s"], roles)
     return window, item_stats.sampler_stats(folder / PROC)
 
 

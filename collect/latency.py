@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchlib import interrupts, run_plans
+from benchlib import run_plans
 from benchlib.files import write_json
 from benchlib.items import Item
 from benchlib.paths import IDS
@@ -28,6 +28,7 @@ from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
 from collect import arrivals, item_stats, latency_checks, remote
 from collect import batch as batches
 from collect.batch import Batch, Measurement
+from collect.driver import Ending, Stages, drive, finished, trim_to_window
 
 FRACTIONS = (0.25, 0.5, 0.75, 0.9)
 ABOVE = 1.2
@@ -181,38 +182,62 @@ def run_round(run, todo: list[OpenMeasurement], round_: int, progress) -> None:
     run.check_database()
     batch = Batch(batches.new_folder(run.context.dir, run.context.dir / "latency-batches"),
                   [Measurement(m.item, *run.apps.address(m.item.framework)) for m in todo], time.time())
-    length_ms = (WARMUP_S + WINDOW_S) * 1000
-    groups = [{"api": m.item.api, "case": m.item, "host": at.host, "port": at.port, "pool": m.pool_threads,
-               "end_ms": length_ms, "offsets": arrivals.offsets(m.target_rps, length_ms, seed_of(run, m))}
-              for m, at in zip(todo, batch.measurements)]
-    targets = run.sampled()
-    title = f"latency round {round_} ({batch.folder.name})"
     where = f"{len(run.context.engines.endpoints)} engines" if run.context.engines else "one JMeter"
     progress.note(f"latency: round {round_}/{run.context.profile.latency_rounds}: {len(todo)} measurements of "
                   f"{WARMUP_S} + {WINDOW_S} s, {where} …")
-    deadline = time.monotonic() + len(todo) * (WARMUP_S + WINDOW_S + 5) + ROUND_SLACK_S
-    try:
+    drive(batch, RoundStages(run, todo, f"latency round {round_} ({batch.folder.name})", progress))
+
+
+class RoundStages(Stages):
+    """A round of the pass as a batch: a line per measurement as it begins, a latency.csv row per
+    measurement that ran to its end. The finished are counted from JMeter's log (or the engines'
+    schedule): the pass opens nothing as a measurement begins. An engine that refused the round or
+    stopped answering ends it with nothing kept (EngineLost: the run stops for --resume)."""
+    poll_s = 0.2
+
+    def __init__(self, run, todo: list[OpenMeasurement], title: str, progress):
+        self.run, self.todo, self.title, self.progress = run, todo, title, progress
+        self.deadline = time.monotonic() + len(todo) * (WARMUP_S + WINDOW_S + 5) + ROUND_SLACK_S
+
+    def start(self, batch):
+        run = self.run
+        length_ms = (WARMUP_S + WINDOW_S) * 1000
+        groups = [{"api": m.item.api, "case": m.item, "host": at.host, "port": at.port, "pool": m.pool_threads,
+                   "end_ms": length_ms, "offsets": arrivals.offsets(m.target_rps, length_ms, seed_of(run, m))}
+                  for m, at in zip(self.todo, batch.measurements)]
+        targets = run.sampled()
         if run.context.engines:
             batch.warmup_s, batch.duration_s = WARMUP_S, WINDOW_S
-            batch.starts = remote.schedule(len(todo), WARMUP_S, WINDOW_S)
-            deadline += remote.LEAD_S
-            batch.controllers = remote.launch_open(batch.folder, title, groups, batch.starts, run.context.engines,
-                                                   run.context.jmeter, PROPERTIES)
+            batch.starts = remote.schedule(len(self.todo), WARMUP_S, WINDOW_S)
+            self.deadline += remote.LEAD_S
+            batch.controllers = remote.launch_open(batch.folder, self.title, groups, batch.starts,
+                                                   run.context.engines, run.context.jmeter, PROPERTIES)
             batches.sample_remote(batch, targets)
         else:
             batches.start(batch, run.context.profile, run.context.jmeter, targets, run.context.cpus.get("loadgen"),
-                          plan=local_plan(batch, groups, title), properties=PROPERTIES)
-        follow(batch, todo, deadline, progress)
-        count = finished(batch)
-    except BaseException as e:
-        if interrupts.caused(e):
-            count = finished(batch)  # before JMeter is stopped: a stopped JMeter may exit 0
-            batch.stop()
-            keep(run, batch, todo, count, progress)
-        raise
-    finally:
-        batch.stop()
-    keep(run, batch, todo, count, progress)
+                          plan=local_plan(batch, groups, self.title), properties=PROPERTIES)
+
+    def begin(self, batch, index):
+        m = self.todo[index]
+        self.progress.note(f"  [{index + 1}/{len(self.todo)}] {m.item.framework} {m.item.api} case {m.item.case} "
+                           f"step {m.step}: {m.target_rps:g} req/s ({m.fraction:g} x capacity)")
+
+    def overran(self, batch):
+        self.progress.note(f"latency: {batch.tool.title} did not finish the round in time and was stopped")
+        return Ending(self.finished(batch))
+
+    def finished(self, batch):
+        return finished(batch, batch.groups_started())
+
+    def keep(self, batch, index):
+        row = measure(self.run, batch, index, self.todo[index])
+        if row is None:
+            return
+        append_rows(self.run.context.dir / LATENCY, LATENCY_COLUMNS, [row])
+        self.progress.note(f"  {row['framework']} {row['api']} case {row['case']} step {row['step']} round "
+                           f"{row['round']}: {row['achieved_rps']} of {row['target_rps']} req/s, p50 "
+                           f"{row['p50_ms']} ms, p99 {row['p99_ms']} ms, late {row['late']}, dropped "
+                           f"{row['dropped']}{', saturated' if row['saturated'] else ''}: {row['validity']}")
 
 
 def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
@@ -230,46 +255,6 @@ def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
 
 def seed_of(run, m: OpenMeasurement) -> str:
     return arrivals.seed_of(run.context.seed, m.item.api, m.item.case, m.step, m.item.iteration)
-
-
-def follow(batch: Batch, todo: list[OpenMeasurement], deadline: float, progress) -> None:
-    """Waits for JMeter to end the round, a line per measurement as it starts; an engine that
-    refused the round or stopped answering ends it (EngineLost: the run stops for --resume)."""
-    shown = 0
-    while batch.exit_code() is None and time.monotonic() < deadline:
-        while shown < min(batch.groups_started(), len(todo)):
-            m = todo[shown]
-            shown += 1
-            progress.note(f"  [{shown}/{len(todo)}] {m.item.framework} {m.item.api} case {m.item.case} "
-                          f"step {m.step}: {m.target_rps:g} req/s ({m.fraction:g} x capacity)")
-        fault = batch.engine_fault()
-        if fault:
-            raise remote.EngineLost(fault)
-        time.sleep(0.2)
-    if batch.exit_code() is None:
-        progress.note("latency: JMeter did not finish the round in time and was stopped")
-
-
-def finished(batch: Batch) -> int:
-    """How many of the round's measurements ran to their end: all when JMeter exited cleanly, else
-    (exited otherwise, or still running) those before the one it was on."""
-    if batch.process is None and not batch.controllers:
-        return 0
-    if batch.exit_code() == 0:
-        return len(batch.measurements)
-    return max(0, batch.groups_started() - 1)
-
-
-def keep(run, batch: Batch, todo: list[OpenMeasurement], count: int, progress) -> None:
-    for i in range(count):
-        row = measure(run, batch, i, todo[i])
-        if row is None:
-            continue
-        append_rows(run.context.dir / LATENCY, LATENCY_COLUMNS, [row])
-        progress.note(f"  {row['framework']} {row['api']} case {row['case']} step {row['step']} round "
-                      f"{row['round']}: {row['achieved_rps']} of {row['target_rps']} req/s, p50 "
-                      f"{row['p50_ms']} ms, p99 {row['p99_ms']} ms, late {row['late']}, dropped "
-                      f"{row['dropped']}{', saturated' if row['saturated'] else ''}: {row['validity']}")
 
 
 def measure(run, batch: Batch, index: int, m: OpenMeasurement) -> dict | None:
@@ -299,10 +284,7 @@ def measure(run, batch: Batch, index: int, m: OpenMeasurement) -> dict | None:
     else:  # nothing was sent: the file says so rather than being missing
         samples = []
         out.write_text("timeStamp,elapsed,label,success," + SAMPLE_VARIABLES + "\n")
-    roles = {**run.roles(m.item.framework),
-             **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
-    for sampled in sorted(batch.raw.iterdir()):
-        item_stats.trim(sampled, out.parent / sampled.name, w0 / 1000 - batch.t0, w1 / 1000 - batch.t0, roles)
+    trim_to_window(batch, out.parent, w0 / 1000 - batch.t0, w1 / 1000 - batch.t0, run.roles(m.item.framework))
     stats = item_stats.sampler_stats(out.parent / PROC) if (out.parent / PROC).exists() else {}
     scheduled = sum(1 for t in schedule if WARMUP_S * 1000 <= t < (WARMUP_S + WINDOW_S) * 1000)
     figures = latency_checks.figures(samples, scheduled, WINDOW_S, stats, run.context.machine_cores, engines,

@@ -2,6 +2,7 @@
 made as one batch by either load generator, in the run's layout, with the samplers on, each reduced
 to its JTL summary and sampler stats over its own window. Their files stay in the folder given
 (under `ceiling/` or `reference/` of the run)."""
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from benchlib.results import PROC
 from collect import batch as batches
 from collect import item_stats
 from collect.batch import Batch, Measurement
+from collect.driver import Stages, drive, trim_to_window
 from collect.profiles import Profile
 
 
@@ -44,24 +46,41 @@ class Figures:
 
 def measure(run, folder: Path, measurements: list[Measurement], loadgen: str) -> list[Figures]:
     """Measures `measurements` (their apps must be running) as one batch of `loadgen` into `folder`."""
-    profile = probe_profile(run.context.profile)
-    batch = Batch(folder, measurements, time.time(), loadgen=loadgen)
-    try:
-        batches.start(batch, profile, run.context.jmeter, run.sampled(), run.context.cpus.get("loadgen"))
-        batch.process.wait(timeout=len(measurements) * (profile.longest() + 30) + 120)
-    finally:
-        batch.stop()
-    found = []
-    for index, measurement in enumerate(measurements):
+    stages = ProbeStages(run, folder)
+    drive(Batch(folder, measurements, time.time(), loadgen=loadgen), stages)
+    return stages.found
+
+
+class ProbeStages(Stages):
+    """A probe batch: nothing to open as a measurement begins, and every measurement reduced once
+    the load generator has ended, however it ended (one that never ran its clock reduces to no
+    figures); cut by Ctrl-C, none. One that overruns raises subprocess.TimeoutExpired."""
+
+    def __init__(self, run, folder: Path):
+        self.run, self.folder = run, folder
+        self.profile = probe_profile(run.context.profile)
+        self.found: list[Figures] = []
+
+    def start(self, batch):
+        run = self.run
+        batches.start(batch, self.profile, run.context.jmeter, run.sampled(), run.context.cpus.get("loadgen"))
+        self.timeout_s = len(batch.measurements) * (self.profile.longest() + 30) + 120
+        self.deadline = time.monotonic() + self.timeout_s
+
+    def overran(self, batch):
+        raise subprocess.TimeoutExpired(batch.process.args, self.timeout_s)
+
+    def finished(self, batch):
+        return len(batch.measurements) if batch.launched and batch.exit_code() is not None else 0
+
+    def keep(self, batch, index):
         window = batch.window_ms(index)
-        out = folder / f"measurement-{index + 1:03d}"
+        out = self.folder / f"measurement-{index + 1:03d}"
         out.mkdir()
         summary = summarize(batch.jtl(index), window) if window else {}
         stats = {}
         if window:
-            for sampled in sorted(batch.raw.iterdir()):
-                item_stats.trim(sampled, out / sampled.name, window[0] / 1000 - batch.t0,
-                                window[1] / 1000 - batch.t0, run.roles(measurement.framework))
+            trim_to_window(batch, out, window[0] / 1000 - batch.t0, window[1] / 1000 - batch.t0,
+                           self.run.roles(batch.measurements[index].framework))
             stats = item_stats.sampler_stats(out / PROC)
-        found.append(Figures(summary, stats, batch.cores))
-    return found
+        self.found.append(Figures(summary, stats, batch.cores))

@@ -9,11 +9,11 @@ import os
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from benchlib import database as managed_db
-from benchlib import interrupts, wrk
+from benchlib import interrupts
 from benchlib.cases import cases
 from benchlib.console import UserError
 from benchlib.files import write_json
@@ -29,6 +29,7 @@ from collect.conditioning import condition
 from collect.phases import PHASES, ROUNDS, Phase, after_rounds_s
 from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Measurement
+from collect.driver import Ending, Stages, drive, finished
 from collect.item import LOADGEN_SLACK_S, copy_log, judge, log_tail, outcome_line, trimmed_stats
 from collect.item_files import ItemFiles
 from collect.run_context import RunContext
@@ -36,32 +37,9 @@ from collect.samplers import LOADGEN_ROLE, MACHINE_ROLES
 from collect.progress import Progress, final_report
 from collect.run_manifest import now_iso
 
-LOADGEN_OUT = "loadgen.out"  # wrk's own report of a measurement (its socket errors), in the item's folder
-
-
-def socket_errors(out: Path) -> dict[str, int]:
-    """The connections wrk lost during a measurement, by kind, from its report ({} if none)."""
-    try:
-        return wrk.socket_errors(out.read_text())
-    except OSError:
-        return {}
-
 
 class DatabaseDown(Exception):
     """The database stopped answering: the run stops, resumable, rather than record garbage."""
-
-
-@dataclass
-class BatchEnd:
-    """How a batch ended: its first `finished` measurements ran to their end; `reason` says why
-    the one after them (if any) was cut, `failed` whether that makes it a failure or a measurement
-    to redo, and `database_down` that the run must stop."""
-    finished: int
-    reason: str | None = None
-    failed: bool = True
-    tail: str | None = None
-    database_down: bool = False
-    engine_lost: bool = False
 
 
 class RunLoop:
@@ -247,24 +225,12 @@ class RunLoop:
         batch = Batch(batches.new_folder(c.dir),
                       [Measurement(item, *self.apps.address(item.framework)) for item in items],
                       time.time(), loadgen=self.files.loadgen, ids=c.ids)
-        db_pid = self.database_pid()
-        marks: list[dict] = []
-        try:
-            batches.start(batch, c.profile, c.jmeter, self.sampled(), c.cpus.get("loadgen"),
-                          c.engines if self.files.remote else None, sampler_kinds=self.apps.sampler_kinds)
-            end = self.watch(batch, db_pid, marks, progress)
-        except BaseException as e:
-            if interrupts.caused(e):
-                batch.stop()
-                self.keep(batch, marks, self.finished_before_cut(batch, marks), progress)
-            raise
-        finally:
-            batch.stop()
-        self.keep(batch, marks, end.finished, progress)
-        if end.reason and end.finished < len(marks):
+        stages = ItemStages(self, self.database_pid(), progress)
+        end = drive(batch, stages)
+        if end.reason and end.finished < len(stages.marks):
             cut = batch.measurements[end.finished].item
             if end.failed:
-                record = self.take_files(batch, end.finished, marks, self.files.read(cut))
+                record = stages.take_files(batch, end.finished, self.files.read(cut))
                 progress.result(cut.key, self.files.failure(record, end.reason, end.tail))
             else:
                 self.files.set_aside(cut)
@@ -281,118 +247,134 @@ class RunLoop:
             progress.result(first.key, self.files.failure(self.files.begin(first), str(e), e.tail))
         return [item for item in items if item.framework != name]
 
-    def finished_before_cut(self, batch: Batch, marks: list) -> int:
-        return len(batch.measurements) if (batch.process or batch.controllers) and batch.exit_code() == 0 \
-            and len(marks) == len(batch.measurements) else max(0, len(marks) - 1)
 
-    def watch(self, batch: Batch, db_pid: int | None, marks: list, progress: Progress) -> BatchEnd:
-        """Follows the load generator through the batch: opens each item as its measurement starts,
-        and stops the load generator when it exits, an app or the database dies, or a measurement
-        overruns."""
-        p = self.context.profile
-        deadline = time.monotonic() + p.longest() + LOADGEN_SLACK_S
-        names = list(dict.fromkeys(s.framework for s in batch.measurements))
-        while True:
-            # An app's death first: wrk fails the measurement the app died in and starts the next at
-            # once, so an item opened, or an exit read, before this check blames the wrong case.
-            exited = self.apps.exited(names)
-            if exited:
-                name, code = exited
-                running = batch.measurements[len(marks) - 1].framework if marks else None
-                return BatchEnd(max(0, len(marks) - 1), f"the app exited with code {code} during the case",
-                                failed=running == name, tail=log_tail(self.apps.running[name].log))
-            while len(marks) < batch.groups_started():
-                if marks:
-                    progress.advance()
-                self.open_item(batch, len(marks), db_pid, marks)
-                deadline = time.monotonic() + p.longest() + LOADGEN_SLACK_S
-                begun = batch.measurements[len(marks) - 1].item
-                progress.start(f"{begun.key} ({begun.describe()})")
-            fault = batch.engine_fault()
-            if fault:
-                return BatchEnd(max(0, len(marks) - 1), fault, engine_lost=True)
-            code = batch.exit_code()
-            if code is not None:
-                finished = self.finished_before_cut(batch, marks)
-                if finished == len(marks) and marks:
-                    progress.advance()
-                return BatchEnd(finished, None if finished == len(batch.measurements)
-                                else batch.tool.exited(code), tail=log_tail(batch.log))
-            if db_pid and not alive(db_pid):
-                return BatchEnd(max(0, len(marks) - 1), "the database went down", failed=False,
-                                database_down=True)
-            if time.monotonic() > deadline:
-                return BatchEnd(max(0, len(marks) - 1), batch.tool.overran(), tail=log_tail(batch.log))
-            time.sleep(0.1)
-            progress.phase("warm-up + measure")
+class ItemStages(Stages):
+    """A batch of the run's items (the rounds', the cross-check's): each opened as its measurement
+    begins and judged as it ends; the batch ends early when an app or the database dies or a
+    measurement overruns. The finished are counted by the items opened (`marks`), not by the load
+    generator's log: an item is only kept once it was opened."""
+
+    def __init__(self, run: RunLoop, db_pid: int | None, progress: Progress):
+        self.run, self.db_pid, self.progress = run, db_pid, progress
+        self.marks: list[dict] = []  # per opened item: where each app's log stood as it began
+
+    @property
+    def before_current(self) -> int:
+        """The items opened before the one the load generator is on."""
+        return max(0, len(self.marks) - 1)
+
+    def start(self, batch):
+        c, apps = self.run.context, self.run.apps
+        batches.start(batch, c.profile, c.jmeter, self.run.sampled(), c.cpus.get("loadgen"),
+                      c.engines if self.run.files.remote else None, sampler_kinds=apps.sampler_kinds)
+        self.deadline = time.monotonic() + c.profile.longest() + LOADGEN_SLACK_S
+
+    def cut_before_begin(self, batch):
+        # An app's death first: wrk fails the measurement the app died in and starts the next at
+        # once, so an item opened, or an exit read, before this check blames the wrong case.
+        exited = self.run.apps.exited(list(dict.fromkeys(s.framework for s in batch.measurements)))
+        if not exited:
+            return None
+        name, code = exited
+        running = batch.measurements[len(self.marks) - 1].framework if self.marks else None
+        return Ending(self.before_current, f"the app exited with code {code} during the case",
+                      failed=running == name, tail=log_tail(self.run.apps.running[name].log))
+
+    def begin(self, batch, index):
+        if self.marks:
+            self.progress.advance()
+        self.open_item(batch, index)
+        self.deadline = time.monotonic() + self.run.context.profile.longest() + LOADGEN_SLACK_S
+        begun = batch.measurements[index].item
+        self.progress.start(f"{begun.key} ({begun.describe()})")
+
+    def engine_lost(self, batch, fault):
+        return Ending(self.before_current, fault, engine_lost=True)
+
+    def exited(self, batch, code):
+        done = self.finished(batch)
+        if done == len(self.marks) and self.marks:
+            self.progress.advance()
+        return Ending(done, None if done == len(batch.measurements) else batch.tool.exited(code),
+                      tail=log_tail(batch.log))
+
+    def cut(self, batch):
+        if self.db_pid and not alive(self.db_pid):
+            return Ending(self.before_current, "the database went down", failed=False, database_down=True)
+        return None
+
+    def overran(self, batch):
+        return Ending(self.before_current, batch.tool.overran(), tail=log_tail(batch.log))
+
+    def waiting(self):
+        self.progress.phase("warm-up + measure")
+
+    def finished(self, batch):
+        return finished(batch, len(self.marks))
+
+    def keep(self, batch, index):
+        self.progress.result(batch.measurements[index].item.key, self.finish_item(batch, index))
 
     # --- one item --------------------------------------------------------------------------------
-    def open_item(self, batch: Batch, index: int, db_pid: int | None, marks: list) -> None:
+    def open_item(self, batch: Batch, index: int) -> None:
         """The item the load generator has just begun: its folder, and a run.json that says `running`
         and who is measured. Also marks where each app's log stands, so the item keeps its own
         slice."""
-        measurement = batch.measurements[index]
-        marks.append({name: (app.log, app.log.stat().st_size if app.log.exists() else 0)
-                      for name, app in self.apps.running.items()})
-        unsampled = None if db_pid else "managed server's pid not found: not sampled" \
-            if self.context.db and self.context.db.managed else "external database server: not sampled"
-        self.files.write(replace(
-            self.files.begin(measurement.item),
-            pids={"app": self.apps.sampled().get(measurement.framework), "db": db_pid, "loadgen": batch.loadgen_pid},
-            loadgen=batch.loadgen, variant=self.context.frameworks[measurement.framework]["variant"]["name"],
-            loaded=self.apps.loaded.get(measurement.framework),
-            batch={"folder": batch.folder.relative_to(self.context.dir).as_posix(), "position": index + 1,
+        run, measurement = self.run, batch.measurements[index]
+        self.marks.append({name: (app.log, app.log.stat().st_size if app.log.exists() else 0)
+                           for name, app in run.apps.running.items()})
+        unsampled = None if self.db_pid else "managed server's pid not found: not sampled" \
+            if run.context.db and run.context.db.managed else "external database server: not sampled"
+        run.files.write(replace(
+            run.files.begin(measurement.item),
+            pids={"app": run.apps.sampled().get(measurement.framework), "db": self.db_pid,
+                  "loadgen": batch.loadgen_pid},
+            loadgen=batch.loadgen, variant=run.context.frameworks[measurement.framework]["variant"]["name"],
+            loaded=run.apps.loaded.get(measurement.framework),
+            batch={"folder": batch.folder.relative_to(run.context.dir).as_posix(), "position": index + 1,
                    "of": len(batch.measurements)},
             db_sampled=False if unsampled else None, db_note=unsampled))
 
-    def keep(self, batch: Batch, marks: list, finished: int, progress: Progress) -> None:
-        """Records the batch's first `finished` items from the batch's files."""
-        for index in range(finished):
-            item = batch.measurements[index].item
-            progress.result(item.key, self.finish_item(batch, index, marks))
-
-    def finish_item(self, batch: Batch, index: int, marks: list) -> str:
-        measurement = batch.measurements[index]
-        item, folder = measurement.item, self.files.folder(measurement.item)
-        record = self.take_files(batch, index, marks, self.files.read(item))
+    def finish_item(self, batch: Batch, index: int) -> str:
+        run, measurement = self.run, batch.measurements[index]
+        item, folder = measurement.item, run.files.folder(measurement.item)
+        record = self.take_files(batch, index, run.files.read(item))
         engines = record.engines
         window_ms = batch.window_ms(index)
         summary = summarize(folder / JTL, window_ms)
         if not summary.get("samples"):
-            self.check_database(item.key)
-            return self.files.failure(record, "no sample finished inside the measured window", log_tail(batch.log),
-                                      summary)
+            run.check_database(item.key)
+            return run.files.failure(record, "no sample finished inside the measured window", log_tail(batch.log),
+                                     summary)
         if (summary.get("errors") or 0) > 0:
-            self.check_database(item.key)
-        roles = {**self.roles(measurement.framework),
-                 **{f"controller:{i + 1}": f"controller:{i + 1}" for i in range(len(batch.controllers))}}
-        window, stats = trimmed_stats(folder, batch.raw, batch.t0, roles, window_ms)
+            run.check_database(item.key)
+        window, stats = trimmed_stats(folder, batch, run.roles(measurement.framework), window_ms)
         window["warmup_taken_s"] = batch.warmup_taken_s(index)
         cores = batch.cores
         if engines is not None:  # the load generator is the busiest engine, on its own cores
             cores, stats = remote.busiest(engines, stats)
         threads = record.load["threads"]
-        lost = socket_errors(folder / LOADGEN_OUT)
-        flags, checks = judge(summary, stats, threads, cores, self.context.machine_cores,
-                              None if engines else self.ceilings.get(batch.loadgen, {}).get(threads), engines,
-                              batch.loadgen, sum(lost.values()), shares_cores=self.context.loadgen_shares_cores)
+        lost = batch.tool.lost_connections(folder)
+        flags, checks = judge(summary, stats, threads, cores, run.context.machine_cores,
+                              None if engines else run.ceilings.get(batch.loadgen, {}).get(threads), engines,
+                              batch.loadgen, sum(lost.values()), shares_cores=run.context.loadgen_shares_cores)
         record = replace(record, status="ok", flags=flags, ended_at=now_iso(), socket_errors=lost or None,
                          loadgen_cores=cores, window=window, results={**summary, **stats}, checks=checks)
-        self.files.measured(record, summary, stats)
+        run.files.measured(record, summary, stats)
         return outcome_line(summary, stats, flags, checks)
 
-    def take_files(self, batch: Batch, index: int, marks: list, record: Record) -> Record:
-        """The item's JTL, out of the batch's folder (with engines, theirs merged into one), and its
-        slice of its app's log; `record` with what each engine ran and reported, when there were any."""
-        measurement = batch.measurements[index]
-        folder = self.files.folder(measurement.item)
+    def take_files(self, batch: Batch, index: int, record: Record) -> Record:
+        """The item's JTL, out of the batch's folder (with engines, theirs merged into one), with the
+        load generator's own report of it, and its slice of its app's log; `record` with what each
+        engine ran and reported, when there were any."""
+        measurement, marks = batch.measurements[index], self.marks
+        folder = self.run.files.folder(measurement.item)
         if batch.controllers:
             record = replace(record, loadgen="engines", engines=remote.take(
                 batch.controllers, index, folder / JTL, record.load["threads"]))
         elif batch.jtl(index).exists():
             batch.jtl(index).rename(folder / JTL)
-            if batch.jtl(index).with_suffix(".out").exists():  # wrk's own report, beside its JTL
-                batch.jtl(index).with_suffix(".out").rename(folder / LOADGEN_OUT)
+            batch.tool.take_report(batch.jtl(index), folder)
         if measurement.framework in marks[index]:
             log, start = marks[index][measurement.framework]
             after = marks[index + 1].get(measurement.framework) if index + 1 < len(marks) else None

@@ -1,14 +1,15 @@
 """The run loop behind `./testbed run`: runs a run's phases in order (collect/phases.py: the
-reference work and the ceiling, the rounds, the passes after them), keeps `state.json`, and stops
-the run, resumable, on Ctrl-C, a database that went down or a lost engine. The phases measure
-through it: a batch at a time (collect/batch.py: one load generator process, wrk's driver or
-JMeter, measures a batch's items one after another), on the apps of its pool (collect/app_pool.py),
-each item written (collect/item_files.py) as it ends.
+reference work and the ceiling, the rounds, the passes after them), applies what each yields
+(collect/phase_run.py), keeps `state.json`, and stops the run, resumable, on Ctrl-C, a database
+that went down or a lost engine. The phases measure through it: a batch at a time
+(collect/batch.py: one load generator process, wrk's driver or JMeter, measures a batch's items one
+after another), on the apps of its pool (collect/app_pool.py), each item written
+(collect/item_files.py) as it ends.
 """
 import os
 import sys
 import time
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from collect import batch as batches
 from collect import ceiling, pinning, remote
 from collect.app_pool import AppFailed, AppPool, ExternalApps
 from collect.conditioning import condition
-from collect.phases import PHASES, ROUNDS, Phase, after_rounds_s
+from collect.phase_run import Added, Ceilings, Effect, ManifestEntry
+from collect.phases import PHASES, ROUNDS, Phase, after_rounds_s, allowed
 from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Measurement
 from collect.item import LOADGEN_SLACK_S, copy_log, judge, log_tail, outcome_line, trimmed_stats
@@ -80,13 +82,13 @@ class RunLoop:
         self.pinned_db: int | None = None          # the database pid whose threads were moved
         # loadgen -> threads -> what it drives against the cheapest answer (collect/ceiling.py)
         self.ceilings = {lg: ceiling.read(context.dir, lg) for lg in LOADGENS}
-        self.crosschecking: ItemFiles | None = None  # set while the cross-check measures (measuring_into)
+        self.measuring_into: ItemFiles | None = None  # other files than the run's, for one measure()
 
     @property
     def files(self) -> ItemFiles:
-        """Where the items measured now go."""
+        """Where the items measured now go: the run's own, but while measure() measures into others."""
         c = self.context
-        return self.crosschecking or ItemFiles(c.dir, c.dir / SUMMARY, c.loadgen, c.profile, remote=bool(c.engines))
+        return self.measuring_into or ItemFiles(c.dir, c.dir / SUMMARY, c.loadgen, c.profile, remote=bool(c.engines))
 
     # --- the run's files --------------------------------------------------------------------------
     def set_state(self, status: str, reason: str | None = None) -> None:
@@ -104,7 +106,7 @@ class RunLoop:
         """The phases the run's apps allow: every one for its own apps; for apps something else runs,
         only those that neither start an app, nor read its CPU, nor need wrk beside it (the rounds:
         collect/phases.py `own_apps`)."""
-        return [phase for phase in PHASES if self.apps.ours or not phase.own_apps]
+        return allowed(PHASES, self.apps)
 
     def execute(self, reference: str | None = None) -> int:
         """The phases in order (collect/phases.py), each resuming what it has left; the console's
@@ -121,7 +123,7 @@ class RunLoop:
                 if phase.name == ROUNDS:  # the progress line times the items, and counts what follows them
                     progress.begin_items(after_rounds_s(self))
                 try:
-                    phase.run(self, progress)
+                    self.apply(phase.run(self, progress))
                 except AppFailed as e:
                     progress.note(f"run: {e}; the rest of the {phase.name} is left for --resume")
                     if phase.app_failure == "stop":
@@ -156,15 +158,32 @@ class RunLoop:
         """The items still to measure (those of an API the framework lacks are excluded, not measured)."""
         return [item for item in self.items if not self.files.finished(item) and self.serves(item)]
 
-    @contextmanager
-    def measuring_into(self, root: Path, summary: Path, loadgen: str):
-        """Items measured inside the block go to `root` and `summary`, by `loadgen` on this machine
-        (the cross-check)."""
-        self.crosschecking = ItemFiles(root, summary, loadgen, self.context.profile)
+    def apply(self, effects: Iterable[Effect] | None) -> None:
+        """What a phase produced, applied as it yields it (collect/phase_run.py), before the phase
+        goes on: the one place where a phase's results change the loop and its manifest."""
+        for effect in effects or ():
+            match effect:
+                case Added(items):
+                    self.items += items
+                    self.apply([ManifestEntry("order", [*self.context.manifest["order"], *(i.key for i in items)])])
+                case ManifestEntry(key, value):
+                    self.context.manifest[key] = value
+                    write_json(self.context.dir / MANIFEST, self.context.manifest)
+                case Ceilings(loadgen, by_threads):
+                    self.ceilings[loadgen] = dict(by_threads)
+
+    def measure(self, items: list[Item], progress: Progress, into: ItemFiles | None = None) -> None:
+        """Measures `items` as one batch (run_batch) into `into` (the cross-check's files, its load
+        generator on this machine), or into the run's own, after which state.json counts them."""
+        if into is None:
+            self.run_batch(items, progress)
+            self.set_state("running")
+            return
+        self.measuring_into = into
         try:
-            yield
+            self.run_batch(items, progress)
         finally:
-            self.crosschecking = None
+            self.measuring_into = None
 
     def thread_counts(self, items: list[Item] | None = None) -> list[int]:
         """The thread counts of `items` (the run's, unless given) under the run's profile."""
@@ -218,10 +237,9 @@ class RunLoop:
     def record_loaded(self, name: str, loaded: dict | None) -> None:
         """The versions the running app reports go into each of its items and, when first seen
         or changed, into the manifest: what ran, read from the process, not from framework.json."""
-        entry = self.context.manifest["frameworks"][name]
-        if loaded is not None and entry.get("loaded") != loaded:
-            entry["loaded"] = loaded
-            write_json(self.context.dir / MANIFEST, self.context.manifest)
+        recorded = self.context.manifest["frameworks"]
+        if loaded is not None and recorded[name].get("loaded") != loaded:
+            self.apply([ManifestEntry("frameworks", {**recorded, name: {**recorded[name], "loaded": loaded}})])
 
     # --- one batch -------------------------------------------------------------------------------
     def run_batch(self, items: list[Item], progress: Progress) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from benchlib.items import Item
 
@@ -54,6 +54,7 @@ Effect = Added | ManifestEntry | Ceilings
 Effects = Iterator[Effect] | None
 
 
+@runtime_checkable
 class PhaseRun(Protocol):
     """The run as a phase sees it (collect/run_loop.py RunLoop is one). Read-only but for
     `measure`, which records the items it measures in their files, and the apps, which a phase

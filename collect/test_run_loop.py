@@ -15,7 +15,7 @@ from benchlib.results import MANIFEST, SUMMARY, summary_rows
 from collect import run_loop
 from collect.app_pool import AppFailed, ExternalApps, Target
 from collect.batch import next_batch
-from collect.phase_run import Added, Ceilings, ManifestEntry
+from collect.phase_run import Added, Ceilings, ManifestEntry, PhaseRun
 from collect.phases import PHASES, ROUNDS, Phase
 from collect.run_context import RunContext
 from collect.run_loop import RunLoop
@@ -160,6 +160,7 @@ def test_what_a_phase_yields_is_applied_before_it_goes_on(tmp_path, monkeypatch)
 
     monkeypatch.setattr(run_loop, "PHASES", (Phase("yielding", yielding, lambda run: 0),))
     run = new_run(tmp_path)
+    assert isinstance(run, PhaseRun)  # the loop has every member a phase may use
     assert run.execute() == 0 and seen == ["chosen", 1234.5, later]
     recorded = json.loads((tmp_path / MANIFEST).read_text())
     assert recorded["order"] == [*ORDER, later.key] and recorded["layout"]["note"] == "chosen"

@@ -30,6 +30,8 @@ from collect import batch as batches
 from collect import probe
 from collect.batch import Measurement
 from collect.item_stats import SATURATION
+from collect.phase_run import PhaseRun
+from collect.progress import Progress
 
 # The arm whose router answers the ceiling's requests: the cheapest 404 of the study's pair, else
 # the run's first arm.
@@ -80,13 +82,14 @@ def target(arms: list[str]) -> str:
     return next((a for a in PREFERRED if a in arms), arms[0])
 
 
-def measured(run, loadgen: str, when: str) -> bool:
+def measured(run: PhaseRun, loadgen: str, when: str) -> bool:
     """Whether ceiling.csv holds `loadgen`'s ceiling measured `when` (before or after the rounds)."""
     return any(r["when"] == when for r in rows(run.context.dir, loadgen))
 
 
-def estimate_s(run, loadgen: str, thread_counts: list[int], when: str = "before") -> float:
-    """Roughly how long measure() will take, 0 when it will measure nothing."""
+def estimate_s(run: PhaseRun, loadgen: str, thread_counts: list[int], when: str = "before") -> float:
+    """Roughly how long measure() will take, 0 when it will measure nothing (as for the run's own
+    items: none with remote engines)."""
     if run.files.remote or measured(run, loadgen, when):
         return 0
     attempts = ATTEMPTS if when == "before" else 1
@@ -94,11 +97,13 @@ def estimate_s(run, loadgen: str, thread_counts: list[int], when: str = "before"
     return START_S.get(loadgen, 0) + attempts * len(thread_counts) * per_probe
 
 
-def measure(run, loadgen: str, thread_counts: list[int], progress, when: str = "before") -> dict[int, float]:
+def measure(run: PhaseRun, loadgen: str, thread_counts: list[int], progress: Progress, when: str = "before", *,
+            remote: bool) -> dict[int, float]:
     """The ceiling of `loadgen` at `thread_counts`, unless ceiling.csv has it: one batch of
-    ATTEMPTS attempts before the rounds, of one attempt after them; returns read(). `run` is the
-    run's RunLoop (its apps, layout and JMeter)."""
-    if run.files.remote or measured(run, loadgen, when):
+    ATTEMPTS attempts before the rounds, of one attempt after them; returns read(). Not measured
+    when the items it would judge are measured by remote engines (`remote`): their load is not
+    this machine's."""
+    if remote or measured(run, loadgen, when):
         return read(run.context.dir, loadgen)
     arm = target(list(run.context.frameworks))
     host, port = run.apps.address(arm)

@@ -24,12 +24,14 @@ from pathlib import Path
 
 from benchlib import apps
 from benchlib.processes import children
-from benchlib.files import write_json
 from benchlib.items import Item
-from benchlib.results import CROSSCHECK, MANIFEST, MEMORY, MEMORY_COLUMNS, append_rows
+from benchlib.results import CROSSCHECK, MEMORY, MEMORY_COLUMNS, append_rows
 from benchlib import wrk
 from collect import ceiling, reference
+from collect.item_files import ItemFiles
 from collect.order import order
+from collect.phase_run import Ceilings, Effects, ManifestEntry, PhaseRun
+from collect.progress import Progress
 
 CROSSCHECK_DIR = "crosscheck"
 # What a pass's measurement costs beyond its seconds of load, for the run's time budget: the load
@@ -52,7 +54,7 @@ def done(path: Path) -> set[str]:
         return set()
 
 
-def todo(run, path: Path, case_numbers, iterations: int) -> list[Item]:
+def todo(run: PhaseRun, path: Path, case_numbers, iterations: int) -> list[Item]:
     """The pass's items in interleaved order (drawn from the run's seed), less those already
     measured."""
     apis = list(dict.fromkeys(i.api for i in run.items))
@@ -63,18 +65,18 @@ def todo(run, path: Path, case_numbers, iterations: int) -> list[Item]:
     return [item for item in (Item.parse(k, known) for k in keys if k not in have) if run.serves(item)]
 
 
-def other_loadgen(run) -> str:
+def other_loadgen(run: PhaseRun) -> str:
     return "wrk" if run.context.loadgen == "jmeter" else "jmeter"
 
 
-def crosscheck_items(run) -> list[Item]:
+def crosscheck_items(run: PhaseRun) -> list[Item]:
     profile = run.context.profile
     if not profile.crosscheck or crosscheck_skipped(run):
         return []
     return todo(run, run.context.dir / CROSSCHECK, profile.crosscheck_cases, profile.crosscheck_iterations())
 
 
-def crosscheck_skipped(run) -> str:
+def crosscheck_skipped(run: PhaseRun) -> str:
     """Why the cross-check is not worth its minutes on this run ("" when it is, or when a run made
     before this rule has begun it)."""
     if run.context.profile.crosscheck_always or not run.context.loadgen_shares_cores or run.context.engines \
@@ -98,7 +100,7 @@ def hopeless(measured: dict | None, loadgen: str) -> str:
             f"bound (31 of 32 in two default runs), so it was not measured")
 
 
-def crosscheck_s(run) -> float:
+def crosscheck_s(run: PhaseRun) -> float:
     """Roughly how long the cross-check still to do will take, the other generator's ceiling with it."""
     items = crosscheck_items(run)
     if not items:
@@ -107,18 +109,17 @@ def crosscheck_s(run) -> float:
         + len(items) * (run.context.profile.longest() + OVERHEAD_S["crosscheck"])
 
 
-def memory_s(run) -> float:
+def memory_s(run: PhaseRun) -> float:
     p = run.context.profile
     return len(todo(run, run.context.dir / MEMORY, memory_cases(run), p.memory_rounds)) \
         * (p.memory_s + OVERHEAD_S["memory"]) if p.memory_s else 0
 
 
-def crosscheck(run, progress) -> None:
+def crosscheck(run: PhaseRun, progress: Progress) -> Effects:
     """The cross-check's items, a round per batch, into crosscheck/ and crosscheck.csv, after the
-    other load generator's ceiling (measured here if the run has none for it)."""
+    other load generator's ceiling (measured here if the run has none for it), which judges them."""
     if run.context.profile.crosscheck and (why := crosscheck_skipped(run)):
-        run.context.manifest["crosscheck"] = {"skipped": why}
-        write_json(run.context.dir / MANIFEST, run.context.manifest)
+        yield ManifestEntry("crosscheck", {"skipped": why})
         progress.note(f"cross-check: {why}")
         return
     items = crosscheck_items(run)
@@ -128,18 +129,18 @@ def crosscheck(run, progress) -> None:
     progress.total += len(items)
     cases = run.context.profile.crosscheck_cases
     progress.note(f"cross-check: {len(items)} measurements with {loadgen} (cases {', '.join(map(str, cases))}) …")
-    with run.measuring_into(run.context.dir / CROSSCHECK_DIR, run.context.dir / CROSSCHECK, loadgen):
-        for item in items:
-            run.files.set_aside(item)  # an attempt cut short by an interruption
-        # Its ceiling at the thread counts it measures: each costs the other generator an attempt.
-        run.ceilings[loadgen] = ceiling.measure(run, loadgen, run.thread_counts(items), progress)
-        while items:
-            batch = [i for i in items if i.iteration == items[0].iteration]
-            run.run_batch(batch, progress)
-            items = crosscheck_items(run)
+    into = ItemFiles(run.context.dir / CROSSCHECK_DIR, run.context.dir / CROSSCHECK, loadgen, run.context.profile)
+    for item in items:
+        into.set_aside(item)  # an attempt cut short by an interruption
+    # Its ceiling at the thread counts it measures: each costs the other generator an attempt.
+    yield Ceilings(loadgen, ceiling.measure(run, loadgen, run.thread_counts(items), progress, remote=into.remote))
+    while items:
+        batch = [i for i in items if i.iteration == items[0].iteration]
+        run.measure(batch, progress, into)
+        items = crosscheck_items(run)
 
 
-def memory(run, progress) -> None:
+def memory(run: PhaseRun, progress: Progress) -> None:
     path, seconds = run.context.dir / MEMORY, run.context.profile.memory_s
     items = todo(run, path, memory_cases(run), run.context.profile.memory_rounds) if seconds else []
     if items:
@@ -158,7 +159,7 @@ def memory(run, progress) -> None:
         progress.note(f"  memory {item.key}: peak {hwm / 1024:.0f} MB")
 
 
-def memory_cases(run) -> list[int]:
+def memory_cases(run: PhaseRun) -> list[int]:
     """The run's cases the memory pass measures: the profile's choice among them, else all."""
     cases = sorted({i.case for i in run.items})
     chosen = run.context.profile.memory_cases

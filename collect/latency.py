@@ -20,15 +20,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchlib import run_plans
-from benchlib.files import write_json
 from benchlib.items import Item
 from benchlib.paths import IDS
-from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, PROC, SUMMARY,
+from benchlib.results import (LATENCY, LATENCY_COLUMNS, PROC, SUMMARY,
                               append_rows, latency_jtl, summary_rows)
 from collect import arrivals, item_stats, latency_checks, remote
 from collect import batch as batches
 from collect.batch import Batch, Measurement
 from collect.driver import Ending, Stages, drive, finished, trim_to_window
+from collect.phase_run import Effects, ManifestEntry, PhaseRun
+from collect.progress import Progress
 
 FRACTIONS = (0.25, 0.5, 0.75, 0.9)
 ABOVE = 1.2
@@ -70,7 +71,7 @@ class OpenMeasurement:
                 "capacity_rps": self.capacity_rps, "pool_threads": self.pool_threads}
 
 
-def capacities(run) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
+def capacities(run: PhaseRun) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
     """(api, case) -> framework -> (capacity in req/s, the validity of the items it came from),
     from the closed-model round: the mean throughput of its valid and bound items (a bound one's
     is a lower bound) or, when a cell has none, of its error-free invalid ones (on a shared or
@@ -92,11 +93,12 @@ def capacities(run) -> dict[tuple[str, int], dict[str, tuple[float, str]]]:
     return out
 
 
-def cells(run, progress) -> list[dict]:
-    """The manifest's cells (fixing them there the first time): each (API, case) whose every
-    framework has a capacity, with the rates every framework is driven at."""
+def fix_cells(run: PhaseRun, progress: Progress) -> Effects:
+    """The manifest's `latency` entry, the first time the pass starts (a resumed run drives the
+    rates it fixed): its protocol and its cells, each (API, case) whose every framework has a
+    capacity, with the rates every framework is driven at."""
     if "latency" in run.context.manifest:
-        return run.context.manifest["latency"]["cells"]
+        return
     known, out = capacities(run), []
     for api, case in dict.fromkeys((i.api, i.case) for i in run.items):
         arms = [f for f in run.context.frameworks if run.apps.serves(f, api)]
@@ -116,15 +118,13 @@ def cells(run, progress) -> list[dict]:
                     "capacity_bound": {f: have[f][1] == "bound" for f in arms},
                     "capacity_validity": {f: have[f][1] for f in arms}, "slowest": slowest,
                     "rates": [round(base * x, 1) for x in (*FRACTIONS, ABOVE)]})
-    run.context.manifest["latency"] = {
+    yield ManifestEntry("latency", {
         "fractions": list(FRACTIONS), "above": ABOVE, "rounds": run.context.profile.latency_rounds,
         "late_ms": latency_checks.LATE_MS, "warmup_s": WARMUP_S, "window_s": WINDOW_S,
-        "arrivals": ARRIVALS, "checks": latency_checks.protocol(), "cells": out}
-    write_json(run.context.dir / MANIFEST, run.context.manifest)
-    return out
+        "arrivals": ARRIVALS, "checks": latency_checks.protocol(), "cells": out})
 
 
-def planned(run, cell_list: list[dict], round_: int) -> list[OpenMeasurement]:
+def planned(run: PhaseRun, cell_list: list[dict], round_: int) -> list[OpenMeasurement]:
     """Round `round_`'s measurements in order: its (API, case, step) slots shuffled, each slot's
     frameworks back to back in a shuffled order, all drawn from the run's seed."""
     rng = random.Random(f"latency-order:{run.context.seed}:{round_}")
@@ -156,7 +156,7 @@ def done(run_dir: Path) -> set[tuple]:
         return set()
 
 
-def estimate_s(run) -> float:
+def estimate_s(run: PhaseRun) -> float:
     if not run.context.profile.latency:
         return 0
     per = WARMUP_S + WINDOW_S + OVERHEAD_S["measurement"]
@@ -164,11 +164,13 @@ def estimate_s(run) -> float:
     return run.context.profile.latency_rounds * (slots * per + OVERHEAD_S["round"]) - len(done(run.context.dir)) * per
 
 
-def run_pass(run, progress) -> None:
-    """The pass's rounds, each measurement not yet in latency.csv (none but in the latency profile)."""
+def run_pass(run: PhaseRun, progress: Progress) -> Effects:
+    """The pass's rounds, each measurement not yet in latency.csv (none but in the latency profile),
+    at the rates fixed in the manifest."""
     if not run.context.profile.latency:
         return
-    cell_list = cells(run, progress)
+    yield from fix_cells(run, progress)
+    cell_list = run.context.manifest["latency"]["cells"]
     have = done(run.context.dir)
     for round_ in range(1, run.context.profile.latency_rounds + 1):
         todo = [m for m in planned(run, cell_list, round_) if m.key not in have]

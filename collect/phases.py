@@ -2,15 +2,17 @@
 the rounds (with extra rounds while the budget lasts), the ceiling again, the cross-check, each
 case's memory, and the latency pass. Each measures only what the run's files do not hold yet, so a
 resumed run carries on where it stopped, and says how long what it has left will take, for the
-progress line and the budget of extra rounds."""
+progress line and the budget of extra rounds. A phase reads the run and measures through it
+(collect/phase_run.py PhaseRun) and yields what it produces, which the run loop applies."""
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from benchlib.files import write_json
-from benchlib.results import MANIFEST
 from collect import ceiling, extra_passes, latency, pinning, reference
+from collect.app_pool import AppPool, ExternalApps
 from collect.batch import LOADGENS, next_batch
+from collect.phase_run import Added, Ceilings, Effects, ManifestEntry, PhaseRun
+from collect.progress import Progress
 from collect.rounds import Rounds
 
 ROUNDS = "rounds"
@@ -19,14 +21,20 @@ ROUNDS = "rounds"
 @dataclass(frozen=True)
 class Phase:
     name: str
-    run: Callable                  # (run, progress) -> None
-    estimate_s: Callable           # (run) -> the seconds it has left
+    run: Callable[[PhaseRun, Progress], Effects]
+    estimate_s: Callable[[PhaseRun], float]  # the seconds it has left
     # An app that will not start: "skip" leaves the rest of the phase to --resume and goes on with
     # the next; "stop" stops the run, resumable.
     app_failure: str = "skip"
     # The phase starts apps afresh, reads their CPU or measures them with wrk, none of which apps that
     # something else runs allow (the Docker runner's: collect/app_pool.py ExternalApps).
     own_apps: bool = True
+
+
+def allowed(phases: Sequence[Phase], apps: AppPool | ExternalApps) -> list[Phase]:
+    """Those of `phases` that `apps` allow: every one for the run's own apps, only those that do not
+    need its own apps (`own_apps`) for apps something else runs."""
+    return [phase for phase in phases if apps.ours or not phase.own_apps]
 
 
 def choose_loadgen(measured: dict) -> dict:
@@ -49,11 +57,12 @@ def choose_layout(measured: dict, loadgen: str) -> dict:
     return pinning.choose(sorted(os.sched_getaffinity(0)), generator, reference.server_ms_per_req(measured))
 
 
-def before_rounds(run, progress) -> None:
+def before_rounds(run: PhaseRun, progress: Progress) -> Effects:
     """Before the first round (each step kept, so a resumed run skips what it has): the reference
-    work, the load generator and the layout where the run left them to measurement, the layout
-    applied, and the load generator's ceiling. With remote engines the load is not this machine's:
-    the reference work alone (with wrk) characterises it. Nothing when every item is done."""
+    work, the load generator and the layout where the run left them to measurement (each choice
+    recorded in the manifest before the next step reads it), the layout applied, and the load
+    generator's ceiling. With remote engines the load is not this machine's: the reference work
+    alone (with wrk) characterises it. Nothing when every item is done."""
     if not run.todo():
         return
     chosen = run.context.loadgen_choice
@@ -61,47 +70,49 @@ def before_rounds(run, progress) -> None:
                                  ["wrk" if run.context.engines else run.context.loadgen], progress)
     if run.context.engines:
         return
-    changed = False
     if chosen.get("tool") is None:
-        chosen.update(choose_loadgen(measured))
-        changed = True
+        chosen = {**chosen, **choose_loadgen(measured)}
+        yield ManifestEntry("loadgen", chosen)
         progress.note(f"load generator: {chosen['tool']}: {chosen['why']}")
     if run.context.layout["requested"] == "auto" and "loadgen_share" not in run.context.layout:
-        run.context.manifest["layout"] = choose_layout(measured, run.context.loadgen)
-        changed = True
+        yield ManifestEntry("layout", choose_layout(measured, run.context.loadgen))
         progress.note(f"layout: {run.context.layout['note']}")
-    if changed:
-        write_json(run.context.dir / MANIFEST, run.context.manifest)
     if run.context.cpus:
         run.apps.restart(list(run.apps.running))  # started before the layout: now on the server's cores
-    run.ceilings[run.context.loadgen] = ceiling.measure(run, run.context.loadgen, run.thread_counts(), progress)
+    loadgen = run.context.loadgen
+    yield Ceilings(loadgen, ceiling.measure(run, loadgen, run.thread_counts(), progress, remote=run.files.remote))
 
 
-def rounds(run, progress) -> None:
+def rounds(run: PhaseRun, progress: Progress) -> Effects:
     """The items in the manifest's order, a batch (a round, or an item when every case gets a fresh
-    app) at a time, then extra rounds while the budget lasts (collect/rounds.py)."""
-    todo, added = run.todo(), Rounds(run, lambda: after_rounds_s(run))
+    app) at a time, then extra rounds while the budget lasts (collect/rounds.py), each added to the
+    run before it is measured."""
+    todo, extra = run.todo(), Rounds(run, lambda: after_rounds_s(run))
     while todo:
         batch = next_batch(todo, run.context.profile)
-        run.run_batch(batch, progress)
-        added.ran(len(batch))
-        run.set_state("running")
-        todo = [item for item in todo if not run.files.finished(item)] or added.add()
+        run.measure(batch, progress)
+        extra.ran(len(batch))
+        todo = [item for item in todo if not run.files.finished(item)]
+        if not todo:
+            for effect in extra.next_round():
+                yield effect
+                if isinstance(effect, Added):
+                    todo = list(effect.items)
         progress.total = len(run.items)
 
 
-def after_rounds_s(run) -> float:
+def after_rounds_s(run: PhaseRun) -> float:
     """How long the run's phases after the rounds will take from where it is: the time extra rounds
     leave them."""
-    phases = run.phases()
+    phases = allowed(PHASES, run.apps)
     return sum(phase.estimate_s(run) for phase in phases[[p.name for p in phases].index(ROUNDS) + 1:])
 
 
-def ceiling_after(run, progress) -> None:
-    ceiling.measure(run, run.context.loadgen, run.thread_counts(), progress, when="after")
+def ceiling_after(run: PhaseRun, progress: Progress) -> None:
+    ceiling.measure(run, run.context.loadgen, run.thread_counts(), progress, when="after", remote=run.files.remote)
 
 
-def ceiling_after_s(run) -> float:
+def ceiling_after_s(run: PhaseRun) -> float:
     return ceiling.estimate_s(run, run.context.loadgen, run.thread_counts(), when="after")
 
 

@@ -28,6 +28,8 @@ from benchlib.processes import cpu_seconds
 from benchlib.results import REFERENCE, SCHEMA_VERSION
 from collect import probe
 from collect.batch import Measurement
+from collect.phase_run import PhaseRun
+from collect.progress import Progress
 
 REFERENCE_CONNECTIONS = 100
 # Each statement shape is sent for this share of the run's probe window (1.5 s of the default 2 s):
@@ -73,7 +75,7 @@ def rest_case_1(arm: str) -> Item:
                 joins=case_1["joins"])
 
 
-def measure(run, loadgens: list[str], progress) -> dict:
+def measure(run: PhaseRun, loadgens: list[str], progress: Progress) -> dict:
     """Measures the reference work with wrk (and with every load generator in `loadgens`, on the
     first arm's REST case 1) and writes reference.json; what it holds already is kept."""
     found = read(run.context.dir)
@@ -136,7 +138,7 @@ def cell(request: str, f: probe.Figures) -> dict:
             "validity": "measured" if f.rps else "no samples"}
 
 
-def database_work(run) -> dict:
+def database_work(run: PhaseRun) -> dict:
     """The managed server's CPU per query for each statement shape: queries for DB_SHARE_OF_PROBE of
     the probe window from one connection (the apps' read-only account), the server's utime + stime
     before and after."""

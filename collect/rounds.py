@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 
 from benchlib import stopping
 from benchlib.cases import cases
-from benchlib.files import write_json
 from benchlib.items import Item
-from benchlib.results import MANIFEST, SUMMARY, summary_rows
+from benchlib.results import SUMMARY, summary_rows
 from collect.order import extra_round
+from collect.phase_run import Added, Effect, ManifestEntry, PhaseRun
 
 
 def protocol(profile) -> dict:
@@ -39,7 +39,7 @@ def elapsed_s(manifest: dict) -> float:
 class Rounds:
     """Times the rounds as they run, and decides whether another one fits."""
 
-    def __init__(self, run, later_s: Callable[[], float]):
+    def __init__(self, run: PhaseRun, later_s: Callable[[], float]):
         """`later_s`: how long the phases after the rounds will take, from where the run is."""
         self.run = run
         self.later_s = later_s
@@ -53,8 +53,10 @@ class Rounds:
         return (time.monotonic() - self.started) / self.measured if self.measured \
             else self.run.estimate()
 
-    def add(self) -> list[Item]:
-        """The next round's items (already in the manifest's order), or [] when the run is done."""
+    def next_round(self) -> list[Effect]:
+        """The decision on another round, for the run loop to apply: the manifest's `sequential`
+        entry with each cell's state and either why the rounds stop or the round added, and that
+        round's items; [] when the run adds no rounds."""
         run, profile = self.run, self.run.context.profile
         arms = list(run.context.frameworks)
         sequential = run.context.manifest.get("sequential")
@@ -64,19 +66,15 @@ class Rounds:
         left = profile.budget_s - elapsed_s(run.context.manifest) - self.later_s()
         per_cell = self.seconds_per_item() * len(arms)
         cells = stopping.next_round(states, max(0, int(left // per_cell)))
-        sequential["states"] = [s.recorded() for s in states]
+        sequential = {**sequential, "states": [s.recorded() for s in states]}
         if not cells:
-            sequential["stopped"] = "every cell settled, unmeasurable (bound or invalid) or capped" \
+            why = "every cell settled, unmeasurable (bound or invalid) or capped" \
                 if not any(s.state == stopping.MORE for s in states) else \
                 f"the budget: {max(0, left):.0f} s left, a cell's round takes about {per_cell:.0f} s"
-            write_json(run.context.dir / MANIFEST, run.context.manifest)
-            return []
+            return [ManifestEntry("sequential", {**sequential, "stopped": why})]
         iteration = max(item.iteration for item in run.items) + 1
         keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, run.context.seed)
-        sequential["rounds"].append({"round": iteration, "cells": [[s.api, s.case] for s in cells],
-                                     "estimated_s": round(per_cell * len(cells))})
-        run.context.manifest["order"] += keys
-        write_json(run.context.dir / MANIFEST, run.context.manifest)
-        items = [Item.parse(k, cases()) for k in keys]
-        run.items += items
-        return items
+        decided = {"round": iteration, "cells": [[s.api, s.case] for s in cells],
+                   "estimated_s": round(per_cell * len(cells))}
+        return [ManifestEntry("sequential", {**sequential, "rounds": [*sequential["rounds"], decided]}),
+                Added(tuple(Item.parse(k, cases()) for k in keys))]

@@ -1,16 +1,16 @@
 """The run loop behind `./testbed run`: runs a run's phases in order (collect/phases.py: the
-reference work and the ceiling, the rounds, the passes after them), keeps `state.json`, and stops
-the run, resumable, on Ctrl-C, a database that went down or a lost engine. The phases measure
-through it: a batch at a time (collect/batch.py: one load generator process, wrk's driver or
-JMeter, measures a batch's items one after another), on the apps of its pool (collect/app_pool.py),
-each item written (collect/item_files.py) as it ends.
+reference work and the ceiling, the rounds, the passes after them), applies what each yields
+(collect/phase_run.py), keeps `state.json`, and stops the run, resumable, on Ctrl-C, a database
+that went down or a lost engine. The phases measure through it: a batch at a time
+(collect/batch.py: one load generator process, wrk's driver or JMeter, measures a batch's items one
+after another), on the apps of its pool (collect/app_pool.py), each item written
+(collect/item_files.py) as it ends.
 """
 import os
 import sys
 import time
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 
 from benchlib import database as managed_db
 from benchlib import interrupts
@@ -26,7 +26,8 @@ from collect import batch as batches
 from collect import ceiling, pinning, remote
 from collect.app_pool import AppFailed, AppPool, ExternalApps
 from collect.conditioning import condition
-from collect.phases import PHASES, ROUNDS, Phase, after_rounds_s
+from collect.phase_run import Added, Ceilings, Effect, ManifestEntry
+from collect.phases import PHASES, ROUNDS, Phase, after_rounds_s, allowed
 from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Measurement
 from collect.driver import Ending, Stages, drive, finished
@@ -58,13 +59,12 @@ class RunLoop:
         self.pinned_db: int | None = None          # the database pid whose threads were moved
         # loadgen -> threads -> what it drives against the cheapest answer (collect/ceiling.py)
         self.ceilings = {lg: ceiling.read(context.dir, lg) for lg in LOADGENS}
-        self.crosschecking: ItemFiles | None = None  # set while the cross-check measures (measuring_into)
 
     @property
     def files(self) -> ItemFiles:
-        """Where the items measured now go."""
+        """The run's own items' files (the cross-check's are its own: measure's `into`)."""
         c = self.context
-        return self.crosschecking or ItemFiles(c.dir, c.dir / SUMMARY, c.loadgen, c.profile, remote=bool(c.engines))
+        return ItemFiles(c.dir, c.dir / SUMMARY, c.loadgen, c.profile, remote=bool(c.engines))
 
     # --- the run's files --------------------------------------------------------------------------
     def set_state(self, status: str, reason: str | None = None) -> None:
@@ -82,7 +82,7 @@ class RunLoop:
         """The phases the run's apps allow: every one for its own apps; for apps something else runs,
         only those that neither start an app, nor read its CPU, nor need wrk beside it (the rounds:
         collect/phases.py `own_apps`)."""
-        return [phase for phase in PHASES if self.apps.ours or not phase.own_apps]
+        return allowed(PHASES, self.apps)
 
     def execute(self, reference: str | None = None) -> int:
         """The phases in order (collect/phases.py), each resuming what it has left; the console's
@@ -99,7 +99,7 @@ class RunLoop:
                 if phase.name == ROUNDS:  # the progress line times the items, and counts what follows them
                     progress.begin_items(after_rounds_s(self))
                 try:
-                    phase.run(self, progress)
+                    self.apply(phase.run(self, progress))
                 except AppFailed as e:
                     progress.note(f"run: {e}; the rest of the {phase.name} is left for --resume")
                     if phase.app_failure == "stop":
@@ -134,15 +134,26 @@ class RunLoop:
         """The items still to measure (those of an API the framework lacks are excluded, not measured)."""
         return [item for item in self.items if not self.files.finished(item) and self.serves(item)]
 
-    @contextmanager
-    def measuring_into(self, root: Path, summary: Path, loadgen: str):
-        """Items measured inside the block go to `root` and `summary`, by `loadgen` on this machine
-        (the cross-check)."""
-        self.crosschecking = ItemFiles(root, summary, loadgen, self.context.profile)
-        try:
-            yield
-        finally:
-            self.crosschecking = None
+    def apply(self, effects: Iterable[Effect] | None) -> None:
+        """What a phase produced, applied as it yields it (collect/phase_run.py), before the phase
+        goes on: the one place where a phase's results change the loop and its manifest."""
+        for effect in effects or ():
+            match effect:
+                case Added(items):
+                    self.items += items
+                    self.apply([ManifestEntry("order", [*self.context.manifest["order"], *(i.key for i in items)])])
+                case ManifestEntry(key, value):
+                    self.context.manifest[key] = value
+                    write_json(self.context.dir / MANIFEST, self.context.manifest)
+                case Ceilings(loadgen, by_threads):
+                    self.ceilings[loadgen] = dict(by_threads)
+
+    def measure(self, items: list[Item], progress: Progress, into: ItemFiles | None = None) -> None:
+        """Measures `items` as one batch (run_batch) into `into` (the cross-check's files, its load
+        generator on this machine), or into the run's own, after which state.json counts them."""
+        self.run_batch(items, progress, into)
+        if into is None:
+            self.set_state("running")
 
     def thread_counts(self, items: list[Item] | None = None) -> list[int]:
         """The thread counts of `items` (the run's, unless given) under the run's profile."""
@@ -196,55 +207,56 @@ class RunLoop:
     def record_loaded(self, name: str, loaded: dict | None) -> None:
         """The versions the running app reports go into each of its items and, when first seen
         or changed, into the manifest: what ran, read from the process, not from framework.json."""
-        entry = self.context.manifest["frameworks"][name]
-        if loaded is not None and entry.get("loaded") != loaded:
-            entry["loaded"] = loaded
-            write_json(self.context.dir / MANIFEST, self.context.manifest)
+        recorded = self.context.manifest["frameworks"]
+        if loaded is not None and recorded[name].get("loaded") != loaded:
+            self.apply([ManifestEntry("frameworks", {**recorded, name: {**recorded[name], "loaded": loaded}})])
 
     # --- one batch -------------------------------------------------------------------------------
-    def run_batch(self, items: list[Item], progress: Progress) -> None:
-        """Measures `items` with one load generator process; each that ran to its end is recorded,
+    def run_batch(self, items: list[Item], progress: Progress, files: ItemFiles | None = None) -> None:
+        """Measures `items` with one load generator process into `files` (the run's own unless
+        given); each that ran to its end is recorded,
         and one cut by a fault is failed or left to redo. Raises DatabaseDown and KeyboardInterrupt
         once what finished is recorded."""
-        profile = self.context.profile
+        profile, files = self.context.profile, files or self.files
         if profile.restart != "run":  # every batch on processes started for it
             self.apps.stop_all()
         for name in dict.fromkeys(item.framework for item in items):
             try:
                 self.apps.ensure(name)
             except AppFailed as e:
-                items = self.fail_arm(items, name, e, progress)
+                items = self.fail_arm(items, name, e, files, progress)
         if profile.condition_s and self.apps.ours and profile.restart != "run" and items:
             names = list(dict.fromkeys(item.framework for item in items))
             for name, failure in condition(self.apps, names, profile.condition_s).items():
-                items = self.fail_arm(items, name, failure, progress)
+                items = self.fail_arm(items, name, failure, files, progress)
         if not items:
             return
         self.check_database()
         c = self.context
         batch = Batch(batches.new_folder(c.dir),
                       [Measurement(item, *self.apps.address(item.framework)) for item in items],
-                      time.time(), loadgen=self.files.loadgen, ids=c.ids)
-        stages = ItemStages(self, self.database_pid(), progress)
+                      time.time(), loadgen=files.loadgen, ids=c.ids)
+        stages = ItemStages(self, files, self.database_pid(), progress)
         end = drive(batch, stages)
         if end.reason and end.finished < len(stages.marks):
             cut = batch.measurements[end.finished].item
             if end.failed:
-                record = stages.take_files(batch, end.finished, self.files.read(cut))
-                progress.result(cut.key, self.files.failure(record, end.reason, end.tail))
+                record = stages.take_files(batch, end.finished, files.read(cut))
+                progress.result(cut.key, files.failure(record, end.reason, end.tail))
             else:
-                self.files.set_aside(cut)
+                files.set_aside(cut)
         if end.database_down:
             self.check_database("the batch")
         if end.engine_lost:
             raise EngineLost(end.reason)
 
-    def fail_arm(self, items: list[Item], name: str, e: AppFailed, progress: Progress) -> list[Item]:
+    def fail_arm(self, items: list[Item], name: str, e: AppFailed, files: ItemFiles,
+                 progress: Progress) -> list[Item]:
         """`items` without `name`'s, the first of them recorded as failed with why."""
         self.check_database()
         first = next((item for item in items if item.framework == name), None)
         if first:
-            progress.result(first.key, self.files.failure(self.files.begin(first), str(e), e.tail))
+            progress.result(first.key, files.failure(files.begin(first), str(e), e.tail))
         return [item for item in items if item.framework != name]
 
 
@@ -254,8 +266,8 @@ class ItemStages(Stages):
     measurement overruns. The finished are counted by the items opened (`marks`), not by the load
     generator's log: an item is only kept once it was opened."""
 
-    def __init__(self, run: RunLoop, db_pid: int | None, progress: Progress):
-        self.run, self.db_pid, self.progress = run, db_pid, progress
+    def __init__(self, run: RunLoop, files: ItemFiles, db_pid: int | None, progress: Progress):
+        self.run, self.files, self.db_pid, self.progress = run, files, db_pid, progress
         self.marks: list[dict] = []  # per opened item: where each app's log stood as it began
 
     @property
@@ -266,7 +278,7 @@ class ItemStages(Stages):
     def start(self, batch):
         c, apps = self.run.context, self.run.apps
         batches.start(batch, c.profile, c.jmeter, self.run.sampled(), c.cpus.get("loadgen"),
-                      c.engines if self.run.files.remote else None, sampler_kinds=apps.sampler_kinds)
+                      c.engines if self.files.remote else None, sampler_kinds=apps.sampler_kinds)
         self.deadline = time.monotonic() + c.profile.longest() + LOADGEN_SLACK_S
 
     def cut_before_begin(self, batch):
@@ -325,8 +337,8 @@ class ItemStages(Stages):
                            for name, app in run.apps.running.items()})
         unsampled = None if self.db_pid else "managed server's pid not found: not sampled" \
             if run.context.db and run.context.db.managed else "external database server: not sampled"
-        run.files.write(replace(
-            run.files.begin(measurement.item),
+        self.files.write(replace(
+            self.files.begin(measurement.item),
             pids={"app": run.apps.sampled().get(measurement.framework), "db": self.db_pid,
                   "loadgen": batch.loadgen_pid},
             loadgen=batch.loadgen, variant=run.context.frameworks[measurement.framework]["variant"]["name"],
@@ -337,15 +349,15 @@ class ItemStages(Stages):
 
     def finish_item(self, batch: Batch, index: int) -> str:
         run, measurement = self.run, batch.measurements[index]
-        item, folder = measurement.item, run.files.folder(measurement.item)
-        record = self.take_files(batch, index, run.files.read(item))
+        item, folder = measurement.item, self.files.folder(measurement.item)
+        record = self.take_files(batch, index, self.files.read(item))
         engines = record.engines
         window_ms = batch.window_ms(index)
         summary = summarize(folder / JTL, window_ms)
         if not summary.get("samples"):
             run.check_database(item.key)
-            return run.files.failure(record, "no sample finished inside the measured window", log_tail(batch.log),
-                                     summary)
+            return self.files.failure(record, "no sample finished inside the measured window",
+                                      log_tail(batch.log), summary)
         if (summary.get("errors") or 0) > 0:
             run.check_database(item.key)
         window, stats = trimmed_stats(folder, batch, run.roles(measurement.framework), window_ms)
@@ -360,7 +372,7 @@ class ItemStages(Stages):
                               batch.loadgen, sum(lost.values()), shares_cores=run.context.loadgen_shares_cores)
         record = replace(record, status="ok", flags=flags, ended_at=now_iso(), socket_errors=lost or None,
                          loadgen_cores=cores, window=window, results={**summary, **stats}, checks=checks)
-        run.files.measured(record, summary, stats)
+        self.files.measured(record, summary, stats)
         return outcome_line(summary, stats, flags, checks)
 
     def take_files(self, batch: Batch, index: int, record: Record) -> Record:
@@ -368,7 +380,7 @@ class ItemStages(Stages):
         load generator's own report of it, and its slice of its app's log; `record` with what each
         engine ran and reported, when there were any."""
         measurement, marks = batch.measurements[index], self.marks
-        folder = self.run.files.folder(measurement.item)
+        folder = self.files.folder(measurement.item)
         if batch.controllers:
             record = replace(record, loadgen="engines", engines=remote.take(
                 batch.controllers, index, folder / JTL, record.load["threads"]))

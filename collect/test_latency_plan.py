@@ -37,11 +37,17 @@ def progress() -> Progress:
     return Progress(0, 0, 0, io.StringIO())
 
 
+def cells(run: RunLoop, notes: Progress) -> list[dict]:
+    """The pass's cells, fixed in the manifest by the run loop the first time."""
+    run.apply(latency.fix_cells(run, notes))
+    return run.context.manifest["latency"]["cells"]
+
+
 def test_rates_are_fractions_of_the_slowest_capacity_and_the_same_for_every_framework(tmp_path):
     run = new_run(tmp_path, {("a", 1): (2000, "valid", 0), ("b", 1): (1000, "bound", 0),
                              ("a", 18): (300, "invalid", 0), ("b", 18): (200, "valid", 3)})
     notes = progress()
-    [cell] = latency.cells(run, notes)
+    [cell] = cells(run, notes)
     assert cell["slowest"] == "b" and cell["rates"] == [250, 500, 750, 900, 1200]
     assert cell["capacity_bound"] == {"a": False, "b": True}
     # Case 18: b's only measurement had errors, so the cell has no capacity for it and is left out.
@@ -49,7 +55,7 @@ def test_rates_are_fractions_of_the_slowest_capacity_and_the_same_for_every_fram
     recorded = json.loads((tmp_path / MANIFEST).read_text())["latency"]
     assert recorded["cells"] == [cell] and recorded["fractions"] == [0.25, 0.5, 0.75, 0.9]
     # Fixed once: a later summary does not move the rates of a resumed run.
-    assert latency.cells(run, progress()) == [cell]
+    assert cells(run, progress()) == [cell]
 
     first = latency.planned(run, [cell], 1)
     assert len(first) == 10 and first == latency.planned(run, [cell], 1)
@@ -62,7 +68,7 @@ def test_rates_are_fractions_of_the_slowest_capacity_and_the_same_for_every_fram
 def test_an_invalid_but_error_free_capacity_is_used_and_said(tmp_path):
     run = new_run(tmp_path, {("a", 1): (300, "invalid", 0), ("b", 1): (400, "valid", 0)})
     notes = progress()
-    [cell] = latency.cells(run, notes)
+    [cell] = cells(run, notes)
     assert cell["slowest"] == "a" and cell["capacity_validity"] == {"a": "invalid", "b": "valid"}
     assert "capacity of a comes from a measurement that failed" in notes.stream.getvalue()
 
@@ -74,6 +80,6 @@ def test_the_pass_has_as_many_rounds_as_its_profile_says(tmp_path):
     latency_run = new_run(tmp_path / "latency", capacity)
     smoke_run = new_run(tmp_path / "smoke", capacity, "latency-smoke")
     for run, rounds in ((latency_run, 3), (smoke_run, 1)):
-        latency.cells(run, progress())
+        cells(run, progress())
         assert run.context.manifest["latency"]["rounds"] == rounds
     assert latency.estimate_s(latency_run) == 3 * latency.estimate_s(smoke_run) > 0

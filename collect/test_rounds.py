@@ -2,13 +2,15 @@
 bookkeeping (the manifest's order and `sequential` entry, its items). The rule itself is tested in
 benchlib/test_stopping.py; the rounds a real run adds are in its manifest (collect/README.md)."""
 import io
+import json
 import time
 from dataclasses import replace
 
 from benchlib.cases import cases
 from benchlib.items import Item
-from benchlib.results import SUMMARY, append_summary, item_key, summary_row
+from benchlib.results import MANIFEST, SUMMARY, append_summary, item_key, summary_row
 from collect import ceiling, extra_passes, rounds
+from collect.phase_run import Added
 from collect.probe import probe_profile
 from collect.run_context import RunContext
 from collect.run_loop import RunLoop
@@ -39,8 +41,11 @@ def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 6
 
 
 def added(run: RunLoop, later_s: float = 0) -> list[Item]:
-    """The next round's items, with `later_s` seconds of phases still to come after the rounds."""
-    return rounds.Rounds(run, lambda: later_s).add()
+    """The next round's items, with `later_s` seconds of phases still to come after the rounds,
+    once the run loop has applied the decision."""
+    decided = rounds.Rounds(run, lambda: later_s).next_round()
+    run.apply(decided)
+    return [item for effect in decided if isinstance(effect, Added) for item in effect.items]
 
 
 def test_only_the_cell_whose_interval_is_wide_gets_another_round(tmp_path):
@@ -62,6 +67,7 @@ def test_no_round_is_added_once_the_budget_is_spent_and_the_manifest_says_why(tm
     assert added(run) == []
     assert run.context.manifest["sequential"]["stopped"].startswith("the budget")
     assert len(run.context.manifest["order"]) == 18
+    assert json.loads((tmp_path / MANIFEST).read_text())["sequential"] == run.context.manifest["sequential"]
 
 
 def test_the_phases_after_the_rounds_keep_their_time(tmp_path):

@@ -7,12 +7,15 @@ from dataclasses import replace
 
 import pytest
 
+from benchlib.cases import cases
 from benchlib.database import Database
+from benchlib.items import Item
 from benchlib.net import free_port
-from benchlib.results import SUMMARY, summary_rows
+from benchlib.results import MANIFEST, SUMMARY, summary_rows
 from collect import run_loop
 from collect.app_pool import AppFailed, ExternalApps, Target
 from collect.batch import next_batch
+from collect.phase_run import Added, Ceilings, ManifestEntry, PhaseRun
 from collect.phases import PHASES, ROUNDS, Phase
 from collect.run_context import RunContext
 from collect.run_loop import RunLoop
@@ -139,3 +142,25 @@ def test_a_target_that_does_not_answer_fails_its_item_and_nothing_is_started(tmp
     record = json.loads((tmp_path / "toy/rest/case-01/iter-01/run.json").read_text())
     assert record["status"] == "failed" and "is not answering" in record["reason"]
     assert not (tmp_path / "batches").exists() and run.apps.running == {}
+
+
+def test_what_a_phase_yields_is_applied_before_it_goes_on(tmp_path, monkeypatch):
+    """A phase changes nothing of the loop: the loop records what it yields (collect/phase_run.py),
+    each before the phase's next step, which reads it back."""
+    later = Item.parse("toy/rest/case-01/iter-03", cases())
+    seen = []
+
+    def yielding(run, progress):
+        yield ManifestEntry("layout", {"requested": "no-pin", "applied": False, "note": "chosen"})
+        seen.append(run.context.layout["note"])
+        yield Ceilings("wrk", {10: 1234.5})
+        seen.append(run.ceilings["wrk"][10])
+        yield Added((later,))
+        seen.append(run.items[-1])
+
+    monkeypatch.setattr(run_loop, "PHASES", (Phase("yielding", yielding, lambda run: 0),))
+    run = new_run(tmp_path)
+    assert isinstance(run, PhaseRun)  # the loop has every member a phase may use
+    assert run.execute() == 0 and seen == ["chosen", 1234.5, later]
+    recorded = json.loads((tmp_path / MANIFEST).read_text())
+    assert recorded["order"] == [*ORDER, later.key] and recorded["layout"]["note"] == "chosen"

@@ -21,6 +21,10 @@ from benchlib.cases import API_STYLES as APIS, STUDY_PAIR
 from benchlib.moderated import Prior, prior_of
 
 CASE_COLUMNS = ["case", "requests", "rows", "joins"]
+# The round's column in the report's item tables (problem_iterations.csv, validity.csv): still
+# `iteration`, as before results schema 5, since renaming a report's column changes the report's
+# format, which is left to a change announced with it.
+REPORTED_ROUND = "iteration"
 
 
 def ok_rows(run: Run) -> pd.DataFrame:
@@ -113,8 +117,8 @@ def pairs(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, 
     """The rounds where both arms have a positive value of the metric (columns a, b, indexed by
     round), and whether a bound enters them (bound_direction)."""
     (va, state_a), (vb, state_b) = values_of(a, metric), values_of(b, metric)
-    both = pd.DataFrame({"a": va.to_numpy(), "a_bound": (state_a == BOUND).to_numpy()}, index=a["iteration"]).join(
-        pd.DataFrame({"b": vb.to_numpy(), "b_bound": (state_b == BOUND).to_numpy()}, index=b["iteration"]),
+    both = pd.DataFrame({"a": va.to_numpy(), "a_bound": (state_a == BOUND).to_numpy()}, index=a["round"]).join(
+        pd.DataFrame({"b": vb.to_numpy(), "b_bound": (state_b == BOUND).to_numpy()}, index=b["round"]),
         how="inner")
     both = both[(both["a"] > 0) & (both["b"] > 0)]
     return both, bound_direction(bool(both["a_bound"].any()), bool(both["b_bound"].any()))
@@ -162,7 +166,7 @@ def extended(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str) -> bool:
     metric the rule read, in a cell it gave rounds beyond the profile's. A cell that settled on
     those rounds, or a metric it never looked at, was not picked for a narrow interval by it."""
     fixed = run.manifest.protocol.rounds
-    beyond = fixed is None or max(a["iteration"].max(), b["iteration"].max()) > fixed
+    beyond = fixed is None or max(a["round"].max(), b["round"].max()) > fixed
     return run.manifest.extra_rounds and metric in STOPPED_ON and bool(beyond)
 
 
@@ -224,21 +228,21 @@ def run_status(run: Run) -> pd.DataFrame:
 
 
 def problems(run: Run) -> pd.DataFrame:
-    """Every iteration that was not a clean `ok`, with the reason from its run.json, sorted by
-    framework, api, case and iteration."""
+    """Every item that was not a clean `ok`, with the reason from its run.json, sorted by framework,
+    api, case and round (its column still `iteration`: REPORTED_ROUND)."""
     s = run.summary
     bad = s[(s["status"] != "ok") | (s["flags"] != "")]
     records = []
     for _, row in bad.iterrows():
         reason = ""
         if row["status"] != "ok":
-            reason = run.item(row["framework"], row["api"], row["case"], row["iteration"]).reason or ""
+            reason = run.item(row["framework"], row["api"], row["case"], row["round"]).reason or ""
         records.append({"framework": row["framework"], "api": row["api"], "case": row["case"],
-                        "iteration": row["iteration"], "status": row["status"],
+                        REPORTED_ROUND: row["round"], "status": row["status"],
                         "flags": row["flags"], "reason": reason})
     found = pd.DataFrame.from_records(
-        records, columns=["framework", "api", "case", "iteration", "status", "flags", "reason"])
-    return found.sort_values(["framework", "api", "case", "iteration"], key=report_order, ignore_index=True)
+        records, columns=["framework", "api", "case", REPORTED_ROUND, "status", "flags", "reason"])
+    return found.sort_values(["framework", "api", "case", REPORTED_ROUND], key=report_order, ignore_index=True)
 
 
 def report_order(column: pd.Series) -> pd.Series:

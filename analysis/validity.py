@@ -122,7 +122,7 @@ def unmeasurable(run: Run, arms: tuple[str, str]) -> pd.DataFrame:
     records = []
     for (api, case, requests, rows, joins), cell in items.groupby(["api", "case", "requests", "rows", "joins"]):
         good = cell[cell["validity"].isin(USABLE)]
-        per_arm = [set(good[good["framework"] == a]["iteration"]) for a in arms]
+        per_arm = [set(good[good["framework"] == a]["round"]) for a in arms]
         if all(per_arm) and (not run.manifest.paired or per_arm[0] & per_arm[1]):
             continue
         bad = cell[cell["validity"] == INVALID]

@@ -18,7 +18,6 @@
   measured during its tiered JIT's warm-up), so their in-window RSS carries every case before; this
   pass gives each case's memory on its own.
 """
-import csv
 import random
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from benchlib import apps
 from benchlib.processes import children
 from benchlib.files import write_json
 from benchlib.items import Item
-from benchlib.results import CROSSCHECK, MANIFEST, MEMORY, MEMORY_COLUMNS, append_rows
+from benchlib.results import CROSSCHECK, MANIFEST, MEMORY, MEMORY_COLUMNS, append_rows, summary_rows
 from benchlib import wrk
 from collect import ceiling, reference
 from collect.order import order
@@ -45,11 +44,7 @@ CROSSCHECK_HOPELESS = 1.0
 
 def done(path: Path) -> set[str]:
     """The items a pass's file already holds (by item key)."""
-    try:
-        with open(path, newline="") as f:
-            return {Item.from_row(r).key for r in csv.DictReader(f)}
-    except FileNotFoundError:
-        return set()
+    return {Item.from_row(r).key for r in summary_rows(path)}
 
 
 def todo(run, path: Path, case_numbers, iterations: int) -> list[Item]:
@@ -134,7 +129,7 @@ def crosscheck(run, progress) -> None:
         # Its ceiling at the thread counts it measures: each costs the other generator an attempt.
         run.ceilings[loadgen] = ceiling.measure(run, loadgen, run.thread_counts(items), progress)
         while items:
-            batch = [i for i in items if i.iteration == items[0].iteration]
+            batch = [i for i in items if i.round == items[0].round]
             run.run_batch(batch, progress)
             items = crosscheck_items(run)
 

@@ -71,9 +71,9 @@ class Rounds:
                 f"the budget: {max(0, left):.0f} s left, a cell's round takes about {per_cell:.0f} s"
             write_json(run.context.dir / MANIFEST, run.context.manifest)
             return []
-        iteration = max(item.iteration for item in run.items) + 1
-        keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, run.context.seed)
-        sequential["rounds"].append({"round": iteration, "cells": [[s.api, s.case] for s in cells],
+        round_ = max(item.round for item in run.items) + 1
+        keys = extra_round(arms, [(s.api, s.case) for s in cells], round_, run.context.seed)
+        sequential["rounds"].append({"round": round_, "cells": [[s.api, s.case] for s in cells],
                                      "estimated_s": round(per_cell * len(cells))})
         run.context.manifest["order"] += keys
         write_json(run.context.dir / MANIFEST, run.context.manifest)

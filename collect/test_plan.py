@@ -32,9 +32,9 @@ def test_interleaved_rounds_run_the_frameworks_of_each_slot_back_to_back_in_a_se
     assert keys != order(frameworks, apis, numbers, 3, "run", seed=12)
     assert len(keys) == len(set(keys)) == 216
     items = [Item.parse(k, cases()) for k in keys]
-    assert [i.iteration for i in items] == sorted(i.iteration for i in items)  # round by round
+    assert [i.round for i in items] == sorted(i.round for i in items)  # round by round
     pairs = [items[i:i + 2] for i in range(0, 216, 2)]
-    assert all(a.api == b.api and a.case == b.case and a.iteration == b.iteration
+    assert all(a.api == b.api and a.case == b.case and a.round == b.round
                and {a.framework, b.framework} == set(frameworks) for a, b in pairs)
     first = [a.framework for a, _ in pairs]
     assert 20 < first.count("aspnet") < 88  # which one goes first is drawn per cell, not fixed
@@ -66,7 +66,7 @@ def test_three_arms_each_go_first_once_in_three_rounds_of_a_cell():
 
 def test_keys_name_the_results_folders_and_parse_back():
     item = Item.parse("express/graphql/case-08/iter-03", cases())
-    assert item == Item(framework="express", api="graphql", case=8, requests=250, rows=50, joins=0, iteration=3)
+    assert item == Item(framework="express", api="graphql", case=8, requests=250, rows=50, joins=0, round=3)
     assert item.key == "express/graphql/case-08/iter-03"
     assert Item.from_row({k: str(v) for k, v in item.fields().items()}) == item  # as a result file's row holds it
 
@@ -198,7 +198,7 @@ def test_sampler_stats_and_summary_row(tmp_path):
     assert stats["rss_peak_mb"] == 4.0 and stats["db_cpu_mean_pct"] == 20.0
     assert stats["loadgen_cpu_peak_pct"] == 120.0 and stats["loadgen_cpu_mean_pct"] == 100.0
     item = {"framework": "express", "api": "rest", "case": 1, "requests": 100, "rows": 1,
-            "joins": 0, "iteration": 1}
+            "joins": 0, "round": 1}
     summary = tmp_path / "summary.csv"
     results.append_summary(summary, results.summary_row(item, "ok", ["errors"], {"samples": 5}, stats))
     results.append_summary(summary, results.summary_row(item, "failed", [], {}, {}))

@@ -93,7 +93,7 @@ def test_smoke_profile_runs_every_framework_and_request_shape_through_every_phas
     # The memory pass: --memory-rounds fresh processes per arm and case, whatever the rounds.
     memory = read_csv(run / MEMORY)
     assert manifest["settings"]["profile"]["memory_rounds"] == 2
-    assert sorted((r["framework"], r["api"], r["case"], r["iteration"]) for r in memory) == \
+    assert sorted((r["framework"], r["api"], r["case"], r["round"]) for r in memory) == \
         sorted((*k, i) for k in ok if k[2] in ("1", "13", "18") for i in ("1", "2"))
     assert all(float(r["hwm_mb"]) > 0 for r in memory)
     assert manifest["validity"]["numbers"]["ceiling_share"] > 0

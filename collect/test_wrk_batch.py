@@ -44,7 +44,7 @@ def express(tmp_path_factory, forum):
 def item(case: int, connections: int) -> Item:
     shape = cases()[case]
     return Item(framework="express", api="rest", case=case, requests=connections, rows=shape["rows"],
-                joins=shape["joins"], iteration=1)
+                joins=shape["joins"], round=1)
 
 
 def test_a_wrk_batch_measures_each_measurement_in_its_own_window_with_a_row_per_request(express, tmp_path):

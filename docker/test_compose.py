@@ -617,7 +617,7 @@ def test_a_runner_stopped_by_ctrl_c_leaves_an_interrupted_run_that_resume_finish
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert json.loads((run / "state.json").read_text())["status"] == "complete"
     rows = summary_rows(run / "summary.csv")
-    assert sorted((r["case"], r["iteration"]) for r in rows) == [("1", "1"), ("1", "2"), ("4", "1"), ("4", "2")]
+    assert sorted((r["case"], r["round"]) for r in rows) == [("1", "1"), ("1", "2"), ("4", "1"), ("4", "2")]
     for r in rows:
-        item = run / "express" / "rest" / f"case-{int(r['case']):02d}" / f"iter-{int(r['iteration']):02d}"
+        item = run / "express" / "rest" / f"case-{int(r['case']):02d}" / f"iter-{int(r['round']):02d}"
         assert json.loads((item / "run.json").read_text())["status"] == r["status"]

@@ -47,12 +47,12 @@ def done(path: Path) -> set[str]:
     return {Item.from_row(r).key for r in summary_rows(path)}
 
 
-def todo(run, path: Path, case_numbers, iterations: int) -> list[Item]:
+def todo(run, path: Path, case_numbers, rounds: int) -> list[Item]:
     """The pass's items in interleaved order (drawn from the run's seed), less those already
     measured."""
     apis = list(dict.fromkeys(i.api for i in run.items))
     known = {i.case: {"case": i.case, "requests": i.requests, "rows": i.rows, "joins": i.joins} for i in run.items}
-    keys = order(list(run.context.frameworks), apis, sorted(set(known) & set(case_numbers)), iterations, "run",
+    keys = order(list(run.context.frameworks), apis, sorted(set(known) & set(case_numbers)), rounds, "run",
                  random.Random(run.context.seed).randrange(2 ** 31))
     have = done(path)
     return [item for item in (Item.parse(k, known) for k in keys if k not in have) if run.serves(item)]
@@ -66,7 +66,7 @@ def crosscheck_items(run) -> list[Item]:
     profile = run.context.profile
     if not profile.crosscheck or crosscheck_skipped(run):
         return []
-    return todo(run, run.context.dir / CROSSCHECK, profile.crosscheck_cases, profile.crosscheck_iterations())
+    return todo(run, run.context.dir / CROSSCHECK, profile.crosscheck_cases, profile.crosscheck_round_count())
 
 
 def crosscheck_skipped(run) -> str:

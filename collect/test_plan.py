@@ -13,13 +13,13 @@ from collect.order import arms_in_slot, extra_round, order
 from collect.profiles import DEFAULT, PROFILES, RESTARTS
 
 
-def test_order_is_a_shuffled_permutation_per_iteration_and_repeats_with_its_seed():
+def test_order_is_a_shuffled_permutation_per_round_and_repeats_with_its_seed():
     first = order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 2, "case", seed=7)
     assert first == order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 2, "case", seed=7)
     assert first != order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 2, "case", seed=8)
     assert len(first) == len(set(first)) == 144
     one = [k for k in first if k.endswith("iter-01")]
-    assert first[:72] == one  # iteration 1 finishes before iteration 2 starts
+    assert first[:72] == one  # round 1 finishes before round 2 starts
     natural = [f"{f}/{a}/case-{c:02d}/iter-01" for f in ("aspnet", "express")
                for a in ("rest", "graphql") for c in range(1, 19)]
     assert one != natural and sorted(one) == sorted(natural)
@@ -79,21 +79,21 @@ def test_every_profile_is_a_load_the_plans_accept(name):
     for seconds in (profile.rampup_s, profile.warmup_s, profile.duration_s):
         assert float(seconds).is_integer() and seconds >= 0
     assert profile.duration_s >= 1 and profile.rampup_s <= profile.warmup_s
-    assert profile.restart in RESTARTS and profile.iterations >= 1
+    assert profile.restart in RESTARTS and profile.rounds >= 1
     for case in cases().values():
         assert 1 <= profile.threads(case["requests"]) <= case["requests"]
 
 
 def test_the_default_profile_gives_paired_rounds_and_study_keeps_the_study_s_protocol():
     quick, study = PROFILES[DEFAULT], PROFILES["study"]
-    assert quick.paired and quick.iterations >= 3 and quick.protocol()["paired"] is True
-    assert not study.paired and study.iterations == 10 and study.restart == "case"
+    assert quick.paired and quick.rounds >= 3 and quick.protocol()["paired"] is True
+    assert not study.paired and study.rounds == 10 and study.restart == "case"
     assert study.protocol()["name"] == "per-case-restart"
 
 
 def test_a_thread_cap_caps_and_no_cap_is_the_case_s_own_load():
-    capped = replace(PROFILES["smoke"], iterations=3)
-    assert capped.iterations == 3 and PROFILES["smoke"].iterations == 1
+    capped = replace(PROFILES["smoke"], rounds=3)
+    assert capped.rounds == 3 and PROFILES["smoke"].rounds == 1
     assert capped.threads(capped.thread_cap + 1) == capped.thread_cap
     assert capped.threads(capped.thread_cap - 1) == capped.thread_cap - 1
     uncapped = [p for p in PROFILES.values() if p.thread_cap is None]

@@ -20,7 +20,7 @@ ARMS = ("aspnet", "express")
 
 def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 600) -> RunLoop:
     """Cases 1 (tight ratios), 2 (noisy) and 3 (express invalid) of REST, three rounds measured."""
-    profile = replace(PROFILES["quick"], iterations=3, budget_s=budget_s)
+    profile = replace(PROFILES["quick"], rounds=3, budget_s=budget_s)
     order = [item_key({"framework": f, "api": "rest", "case": c, "round": i})
              for i in (1, 2, 3) for c in (1, 2, 3) for f in ARMS]
     manifest = {"settings": {"profile": profile.settings()}, "order": order, "seed": 7,
@@ -83,7 +83,7 @@ def test_the_budget_leaves_room_for_the_passes_at_the_rounds_they_measure(tmp_pa
     its 3 rounds: the extra rounds' budget reserves exactly that."""
     run = run_after_three_rounds(tmp_path, "2099-01-01T00:00:00Z")
     profile = run.context.profile
-    assert (profile.memory_rounds, profile.crosscheck_iterations()) == (2, 2)
+    assert (profile.memory_rounds, profile.crosscheck_round_count()) == (2, 2)
     assert extra_passes.memory_s(run) == 3 * len(ARMS) * 2 * (profile.memory_s + extra_passes.OVERHEAD_S["memory"])
     # Of cases 1-3 only case 1 is one the cross-check measures again, after wrk's ceiling at its
     # 100 connections (the run's generator is JMeter).
@@ -91,4 +91,4 @@ def test_the_budget_leaves_room_for_the_passes_at_the_rounds_they_measure(tmp_pa
     assert ceiling.estimate_s(run, "wrk", [100]) == wrk_ceiling
     assert extra_passes.crosscheck_s(run) == \
         wrk_ceiling + len(ARMS) * 2 * (profile.longest() + extra_passes.OVERHEAD_S["crosscheck"])
-    assert replace(profile, iterations=1).crosscheck_iterations() == 1
+    assert replace(profile, rounds=1).crosscheck_round_count() == 1

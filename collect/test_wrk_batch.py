@@ -23,7 +23,7 @@ from collect.profiles import Profile
 # Little's law within 10 % holds only when no other test competes for the cores.
 pytestmark = pytest.mark.alone
 
-SHORT = Profile("test", "short windows", iterations=1, rampup_s=0.3, warmup_s=0.5, duration_s=1.0,
+SHORT = Profile("test", "short windows", rounds=1, rampup_s=0.3, warmup_s=0.5, duration_s=1.0,
                 thread_cap=None, restart="run", warmup_cap_s=1.0)
 
 

@@ -240,7 +240,7 @@ def protocol(profile, remote_engines: bool) -> dict:
                    if remote_engines else "the load generator against an app's 404 at each thread count, "
                                           "repeated until two attempts agree, before and after the rounds",
         "crosscheck": f"the other load generator on cases {', '.join(map(str, profile.crosscheck_cases))}, in "
-                      f"{profile.crosscheck_iterations()} of the rounds, through the same windows and checks"
+                      f"{profile.crosscheck_round_count()} of the rounds, through the same windows and checks"
                       + ("" if profile.crosscheck_always else
                          " (not measured where the reference work shows its CPU per request above the "
                          "servers': crosscheck.skipped)")

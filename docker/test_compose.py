@@ -464,12 +464,12 @@ def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
     assert result.returncode == 0, result.stderr
     profile = PROFILES[services()["jmeter"]["environment"]["PROFILE"]]
     commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
-    assert len(commands) == profile.iterations, result.stdout
+    assert len(commands) == profile.rounds, result.stdout
     for n, command in enumerate(commands, start=1):
         batch = tmp_path / "RUN_ID" / "batches" / f"{n:03d}"
         assert command == jmeter_command("jmeter", batch / "plan.jmx", batch / "jmeter.log")
     measured = [MEASUREMENT.match(line).groups() for line in result.stdout.splitlines() if line.startswith("  ")]
-    assert len(measured) == 2 * profile.iterations * sum(
+    assert len(measured) == 2 * profile.rounds * sum(
         len(apis) for f, (_, _, apis) in targets().items() if f in default_frameworks()), result.stdout
     for framework, api, case, host, port, threads, rampup, warmup, cap, window in measured:
         assert (host, int(port)) == targets()[framework][:2], framework

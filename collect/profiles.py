@@ -136,16 +136,14 @@ PROFILES = {
         jmeter_env={"HEAP": "-Xms256m -Xmx256m",
                     "JVM_ARGS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData "
                                 "-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"}),
-    # 3 rounds, the fewest that give a paired interval and a test that can reach p < 0.05; windows as
-    # short as the checks allow, so that a whole run stays within 40 minutes on 2 cores
-    # (collect/README.md, "Time"); the same 3 s of load before every window, whichever framework,
-    # since both rise for about 3 s after the run switches cells, over a 1 s ramp-up, without which
-    # wrk sets up all its threads first (collect/README.md, Profiles, "quick"); two fresh processes
-    # per memory cell, so that each memory ratio has a spread, paid for by a cross-check of cases 1
-    # and 18 in 2 rounds ("Time", "After the rounds"); each round on processes started for it, since
-    # the process carries more of the spread than the window ("Which level the rounds replicate"),
-    # conditioned 3 s a request shape, since 1 s left each round's first item far below the same
-    # cell's other rounds ("Conditioning long enough").
+    # Each setting is the least the evidence allows, so that a run fits its budget (figures in
+    # collect/README.md): 3 rounds, the fewest with a paired interval and a test that can reach
+    # p < 0.05; windows as short as the checks allow ("Time"); the same ramp-up and warm-up before
+    # every window, as both frameworks rise after the run switches cells (Profiles, "quick"); two
+    # fresh processes per memory cell, so each memory ratio has a spread, paid for by a smaller
+    # cross-check ("Time"); processes started for each round, as the process carries more of the
+    # spread than the window ("Which level the rounds replicate"), conditioned long enough that a
+    # round's first item is not below the cell's others ("Conditioning long enough").
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
         rounds=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="round", condition_s=3,
@@ -156,14 +154,16 @@ PROFILES = {
         rounds=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",
         crosscheck=True),
     # One closed-model round with quick's windows gives each cell's capacity; the latency pass
-    # (collect/latency.py) then drives rates below and above it. 6 minutes for one API and case.
+    # (collect/latency.py) then drives rates below and above it (its time: collect/README.md,
+    # Profiles, "latency").
     "latency": Profile(
         "latency", "each cell's capacity in one closed-model round, then latency at fixed arrival "
                    "rates (open model, Poisson), the same rates for every framework",
         rounds=1, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
         warmup_cap_s=4, latency=True),
     # The latency profile through every step of its pipeline at a fraction of its time: one round at
-    # each rate (a round through remote engines costs 25 s of their lead before its 35 s of load).
+    # each rate, since through remote engines a round's lead costs most of what its load does
+    # (collect/README.md, Profiles, "latency").
     "latency-smoke": Profile(
         "latency-smoke", "the latency profile with one round at each rate: proves its pipeline end to end (CI)",
         rounds=1, rampup_s=1, warmup_s=1, duration_s=3, thread_cap=None, restart="run",

@@ -112,10 +112,10 @@ VALIDITY_FIELDS = (
     "ceiling_share",       # throughput / ceiling_rps
     "app_cpu_ms_per_req",  # the app's CPU time over the window / requests completed in it
     "db_cpu_ms_per_req",   # the database's, likewise
-    "validity",            # valid | bound | invalid (VALIDITY_STATES)
+    "validity",            # valid | bound | invalid (VALIDITY_VERDICTS)
     "validity_reasons",    # ;-separated: why not valid, each `check: figure vs threshold`
 )
-VALIDITY_STATES = ("valid", "bound", "invalid")
+VALIDITY_VERDICTS = ("valid", "bound", "invalid")
 # Version 4, appended: the load generator and what it cost, and the response times' own validity.
 # `validity` above is the throughput's; the CPU per request shares it (same window, same requests).
 METRIC_FIELDS = (
@@ -127,13 +127,13 @@ METRIC_FIELDS = (
     "other_cpu_pct",           # this machine's CPU busy beyond the app, database, load generator and
                                # samplers (steal included), % of one core, from /proc/stat
     "steal_pct",               # of which stolen by the hypervisor, % of one core
-    "latency_validity",        # valid | bound | unfair | invalid (LATENCY_STATES): the response times'
+    "latency_validity",        # valid | bound | unfair | invalid (LATENCY_VERDICTS): the response times'
     "latency_reasons",         # ;-separated, as validity_reasons
 )
 # bound: the throughput was the load generator's, so the threads waited in it, not in the server;
 # unfair: the server left connections unserved for the whole window, so its response times describe
 # the connections it served only (the throughput stands).
-LATENCY_STATES = ("valid", "bound", "unfair", "invalid")
+LATENCY_VERDICTS = ("valid", "bound", "unfair", "invalid")
 SUMMARY_COLUMNS = [*ITEM_FIELDS, "status", "flags",
                    *(f for f in JTL_FIELDS if f not in LATER_FIELDS), *SAMPLER_FIELDS, *LATER_FIELDS,
                    *VALIDITY_FIELDS, *METRIC_FIELDS]
@@ -305,10 +305,10 @@ def _check_summary_row(path: Path, line: int, row) -> None:
         bad(f"api must be one of {', '.join(API_STYLES)}, not {row['api']!r}")
     if row["status"] not in STATUSES:
         bad(f"status must be one of {', '.join(sorted(STATUSES))}, not {row['status']!r}")
-    if "validity" in row.index and row["validity"] not in ("", *VALIDITY_STATES):
-        bad(f"validity must be one of {', '.join(VALIDITY_STATES)} or empty, not {row['validity']!r}")
-    if "latency_validity" in row.index and row["latency_validity"] not in ("", *LATENCY_STATES):
-        bad(f"latency_validity must be one of {', '.join(LATENCY_STATES)} or empty, not {row['latency_validity']!r}")
+    if "validity" in row.index and row["validity"] not in ("", *VALIDITY_VERDICTS):
+        bad(f"validity must be one of {', '.join(VALIDITY_VERDICTS)} or empty, not {row['validity']!r}")
+    if "latency_validity" in row.index and row["latency_validity"] not in ("", *LATENCY_VERDICTS):
+        bad(f"latency_validity must be one of {', '.join(LATENCY_VERDICTS)} or empty, not {row['latency_validity']!r}")
     for column in INT_COLUMNS:
         if not row[column].isdigit():
             bad(f"{column} must be a non-negative integer, not {row[column]!r}")

@@ -159,8 +159,9 @@ def estimate_s(run) -> float:
     if not run.context.profile.latency:
         return 0
     per = WARMUP_S + WINDOW_S + OVERHEAD_S["measurement"]
-    slots = len({(i.api, i.case, i.framework) for i in run.items}) * (len(FRACTIONS) + 1)
-    return run.context.profile.latency_rounds * (slots * per + OVERHEAD_S["round"]) - len(done(run.context.dir)) * per
+    measurements = len({(i.api, i.case, i.framework) for i in run.items}) * (len(FRACTIONS) + 1)
+    return (run.context.profile.latency_rounds * (measurements * per + OVERHEAD_S["round"])
+            - len(done(run.context.dir)) * per)
 
 
 def run_pass(run, progress) -> None:

@@ -7,7 +7,7 @@ per request: B/A, run B's mean over run A's, with a 95 % interval from each run'
 two independent groups (one run's rounds are not paired with the other's): the delta method on the
 log scale with Welch's degrees of freedom (analysis.stats.ratio_of_means), p from the same t, and q
 over every judged cell of the comparison (Benjamini-Hochberg). Each side uses what its own run's
-checks allow for the metric (analysis.validity.metric_state): a side whose values include a bound
+checks allow for the metric (analysis.validity.metric_verdict): a side whose values include a bound
 makes the ratio a bound (throughput and p95: >= or <=, validity.bound_direction with B the
 numerator); a side with no usable value (every item invalid, or the metric left out: a bound item's
 CPU per request, an unfair server's response times) is shown as such; neither is judged.
@@ -104,18 +104,18 @@ def shared(a: Run, b: Run) -> list[tuple]:
 
 
 def side(items: pd.DataFrame, metric: str) -> tuple[str, pd.Series, str]:
-    """One run's side of a cell: (state, the values it may use, why it has none), from the cell's
+    """One run's side of a cell: (verdict, the values it may use, why it has none), from the cell's
     judged items (analysis.validity.judged)."""
     usable = items[items["validity"].isin(("", *validity.USABLE))]
-    state = validity.metric_state(usable, metric)
-    values = usable[metric].where(state != "")
+    verdict = validity.metric_verdict(usable, metric)
+    values = usable[metric].where(verdict != "")
     values = values[values > 0]
     if values.empty:
         if usable.empty:
             checks = pd.Series([n for r in items["reasons"] for n in validity.check_names(r)], dtype=object)
             return INVALID, values, ", ".join(f"{n} {k}x" for n, k in checks.value_counts().items())
         return LEFT_OUT, values, ", ".join(f"{n} {why}" for why, n in validity.left_out(usable, metric).items())
-    return (BOUND if (state[values.index] == validity.BOUND).any() else VALID), values, ""
+    return (BOUND if (verdict[values.index] == validity.BOUND).any() else VALID), values, ""
 
 
 def spread_for(a: Run, b: Run, results_dir: Path, chosen: str | None = None) -> Spread | None:

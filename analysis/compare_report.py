@@ -124,7 +124,7 @@ def between_text(cell: pd.Series) -> str:
 def machine_text(run: Run) -> str:
     m = run.manifest
     return (f"{known(m.machine.cpu_model)}, {run.cores} cores, kernel {known(m.machine.kernel)}; profile "
-            f"{known(m.profile)}, {run.summary['iteration'].nunique()} rounds")
+            f"{known(m.profile)}, {run.summary['round'].nunique()} rounds")
 
 
 def recorded(run: Run, arms: list[str]) -> dict:

@@ -20,7 +20,7 @@ COLUMNS = ["tool", "api", "case", "ratio", "ratio_low", "ratio_high", "ratio_not
 
 
 def rows(run: Run) -> tuple[pd.DataFrame | None, str]:
-    """crosscheck.csv as (framework, api, case, iteration, tool, throughput_rps, usable) rows."""
+    """crosscheck.csv as (framework, api, case, round, tool, throughput_rps, usable) rows."""
     if run.manifest.schema_version < 4:
         found, why = run_table(run.dir / CROSSCHECK, CROSSCHECK_V3_COLUMNS)
         return (None, why) if found is None else (found.assign(usable=True), "")
@@ -39,9 +39,9 @@ def ratios(run: Run, numerator: str, denominator: str) -> tuple[pd.DataFrame, st
         return pd.DataFrame(columns=COLUMNS), why
     records = []
     for (tool, api, case), cell in found.groupby(["tool", "api", "case"]):
-        a, b = (cell[(cell["framework"] == arm) & cell["usable"]].set_index("iteration")["throughput_rps"]
+        a, b = (cell[(cell["framework"] == arm) & cell["usable"]].set_index("round")["throughput_rps"]
                 for arm in (numerator, denominator))
-        measured = len(set(cell["iteration"]))
+        measured = len(set(cell["round"]))
         both = a.index.intersection(b.index)
         if both.empty:
             records.append({"tool": tool, "api": api, "case": int(case), "rounds": 0, "measured": measured,

@@ -25,13 +25,13 @@ def item_figures(run: Run) -> pd.DataFrame:
     cores = {e.endpoint: e.cores for e in run.manifest.engines}
     records = []
     for row in run.summary.itertuples(index=False):
-        item = run.item(row.framework, row.api, row.case, row.iteration)
+        item = run.item(row.framework, row.api, row.case, row.round)
         for e in item.engines or ():
             if e.cpu_mean_pct is None:
                 continue
             n = e.cores if e.cores is not None else cores.get(e.endpoint)
             if not (isinstance(n, (int, float)) and n > 0):
-                path = run.cell_dir(row.framework, row.api, row.case, row.iteration) / RUN_JSON
+                path = run.cell_dir(row.framework, row.api, row.case, row.round) / RUN_JSON
                 raise ResultFileError(path, f"engine {e.endpoint}: cores must be a positive number")
             records.append({"endpoint": e.endpoint, "threads": e.threads, "samples": e.samples,
                             "cpu_mean": e.cpu_mean_pct / n, "cpu_peak": e.cpu_peak_pct / n,

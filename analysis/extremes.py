@@ -48,7 +48,7 @@ def expected_extreme(values, m: int, largest: bool) -> float:
 
 
 def elapsed(run: Run, row) -> np.ndarray | None:
-    path = run.cell_dir(row.framework, row.api, row.case, row.iteration) / "results.jtl"
+    path = run.cell_dir(row.framework, row.api, row.case, row.round) / "results.jtl"
     return load_jtl(path)["elapsed"].to_numpy() if path.is_file() else None
 
 
@@ -61,19 +61,19 @@ def item_values(run: Run) -> pd.DataFrame:
     item's verdicts (CARRIED)."""
     ok = ok_rows(run)
     ok = ok[ok["framework"].isin(STUDY_PAIR)]
-    samples = {(r.framework, r.api, r.case, r.iteration): elapsed(run, r) for r in ok.itertuples()}
+    samples = {(r.framework, r.api, r.case, r.round): elapsed(run, r) for r in ok.itertuples()}
     paired = run.manifest.paired
     records = []
     for r in ok.itertuples():
-        mine = samples[(r.framework, r.api, r.case, r.iteration)]
-        peers = [v for (f, api, case, it), v in samples.items()
-                 if api == r.api and case == r.case and (it == r.iteration or not paired) and v is not None]
+        mine = samples[(r.framework, r.api, r.case, r.round)]
+        peers = [v for (f, api, case, round_), v in samples.items()
+                 if api == r.api and case == r.case and (round_ == r.round or not paired) and v is not None]
         m = min(len(v) for v in peers) if mine is not None and peers else 0
         records.append({"framework": r.framework, "api": r.api, **{c: getattr(r, c) for c in CASE_COLUMNS},
-                        "iteration": r.iteration, **{c: getattr(r, c) for c in CARRIED},
+                        "round": r.round, **{c: getattr(r, c) for c in CARRIED},
                         MIN: expected_extreme(mine, m, False) if m else math.nan,
                         MAX: expected_extreme(mine, m, True) if m else math.nan})
-    return pd.DataFrame.from_records(records, columns=["framework", "api", *CASE_COLUMNS, "iteration", *CARRIED,
+    return pd.DataFrame.from_records(records, columns=["framework", "api", *CASE_COLUMNS, "round", *CARRIED,
                                                        MIN, MAX])
 
 

@@ -131,23 +131,23 @@ def percentiles_by_case(run: Run, agg: pd.DataFrame, api: str, path: Path) -> Pa
     return save(fig, path)
 
 
-def iterations_of(run: Run, api: str, case: int) -> dict:
-    """framework -> the ok iteration numbers of that case."""
+def rounds_of(run: Run, api: str, case: int) -> dict:
+    """framework -> the rounds of that case's ok items."""
     rows = ok_rows(run)
     rows = rows[(rows["api"] == api) & (rows["case"] == case)]
-    return {f: sorted(rows[rows["framework"] == f]["iteration"]) for f in ordered_frameworks(rows["framework"])}
+    return {f: sorted(rows[rows["framework"] == f]["round"]) for f in ordered_frameworks(rows["framework"])}
 
 
 def latency_curve(run: Run, api: str, case: int, label: str, path: Path) -> Path:
     """Percentiles 0-100 of every sample's response time, all ok iterations pooled."""
     fig, ax = plt.subplots(figsize=(8, 5.2))
     q = np.linspace(0, 100, 201)
-    for framework, iterations in iterations_of(run, api, case).items():
+    for framework, rounds in rounds_of(run, api, case).items():
         elapsed = np.concatenate([
-            load_jtl(run.cell_dir(framework, api, case, it) / "results.jtl")["elapsed"].to_numpy()
-            for it in iterations])
+            load_jtl(run.cell_dir(framework, api, case, round_) / "results.jtl")["elapsed"].to_numpy()
+            for round_ in rounds])
         ax.plot(q, np.percentile(elapsed, q), color=colour(run, framework),
-                label=f"{run.display_name(framework)} ({len(elapsed)} samples, {len(iterations)} iter.)")
+                label=f"{run.display_name(framework)} ({len(elapsed)} samples, {len(rounds)} iter.)")
     log_scale(ax)
     ax.set_xlabel("Percentile of requests (%)")
     ax.set_ylabel("Response time (ms, log scale)")
@@ -158,19 +158,19 @@ def latency_curve(run: Run, api: str, case: int, label: str, path: Path) -> Path
 
 
 def timeline(run: Run, api: str, case: int, label: str, path: Path) -> Path:
-    """App CPU and RSS, and the load generator's CPU, over the measured window of one iteration."""
+    """App CPU and RSS, and the load generator's CPU, over the measured window of one item."""
     fig, axes = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
     shown = []
-    for framework, iterations in iterations_of(run, api, case).items():
-        it = iterations[0]
-        proc = load_proc(run.cell_dir(framework, api, case, it) / "proc.csv")
+    for framework, rounds in rounds_of(run, api, case).items():
+        round_ = rounds[0]
+        proc = load_proc(run.cell_dir(framework, api, case, round_) / "proc.csv")
         # The load generator's role: `loadgen` from schema 4, `jmeter` before.
         app, loadgen = proc[proc["role"] == "app"], proc[proc["role"].isin(("loadgen", "jmeter"))]
         name, c = run.display_name(framework), colour(run, framework)
         axes[0].plot(app["t_s"], app["cpu_pct"], color=c, label=name)
         axes[1].plot(app["t_s"], app["rss_kb"] / 1024, color=c, label=name)
         axes[2].plot(loadgen["t_s"], loadgen["cpu_pct"], color=c, label=f"load generator, {name} run")
-        shown.append(f"{name}: iteration {it}")
+        shown.append(f"{name}: iteration {round_}")
     axes[0].set_ylabel("App CPU\n(% of one core)")
     axes[1].set_ylabel("App memory\n(RSS, MB)")
     axes[2].set_ylabel("Load-generator CPU\n(% of one core)")

@@ -28,7 +28,7 @@ class Run:
     (collect/run_loop.py's RunLoop)."""
     dir: Path
     manifest: Manifest     # read once into records (analysis/records.py)
-    summary: pd.DataFrame  # one row per framework x api x case x iteration, validated
+    summary: pd.DataFrame  # one row per framework x api x case x round, validated
     duplicates: int        # rows of summary.csv superseded by a later row for the same cell
 
     @property
@@ -39,12 +39,12 @@ class Run:
     def cores(self) -> int:
         return self.manifest.machine.cores
 
-    def cell_dir(self, framework: str, api: str, case: int, iteration: int) -> Path:
-        return item_dir(self.dir, framework, api, case, iteration)
+    def cell_dir(self, framework: str, api: str, case: int, round_: int) -> Path:
+        return item_dir(self.dir, framework, api, case, round_)
 
-    def item(self, framework: str, api: str, case: int, iteration: int) -> Record:
+    def item(self, framework: str, api: str, case: int, round_: int) -> Record:
         """The item's run.json (benchlib/items.py)."""
-        return read_record(self.cell_dir(framework, api, case, iteration) / RUN_JSON)
+        return read_record(self.cell_dir(framework, api, case, round_) / RUN_JSON)
 
     def display_name(self, framework: str) -> str:
         return self.entry(framework).display_name

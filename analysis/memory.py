@@ -33,7 +33,7 @@ def table(run: Run) -> tuple[pd.DataFrame | None, str]:
 
 
 def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
-    """Per api and case: hwm_mb of numerator / denominator, paired by iteration (the profile's
+    """Per api and case: hwm_mb of numerator / denominator, paired by round (the profile's
     `memory_rounds` fresh processes per arm; with one, a ratio without interval); empty without
     memory.csv."""
     columns = ["api", "case", "ratio", "ratio_low", "ratio_high", "ratio_note", "log_se", "df", "spread", "pairs",
@@ -43,7 +43,7 @@ def ratios(run: Run, numerator: str, denominator: str) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     cells = []
     for (api, case), cell in found.groupby(["api", "case"]):
-        a, b = (cell[cell["framework"] == arm].set_index("iteration")["hwm_mb"] for arm in (numerator, denominator))
+        a, b = (cell[cell["framework"] == arm].set_index("round")["hwm_mb"] for arm in (numerator, denominator))
         both = a.index.intersection(b.index)
         if not both.empty:
             cells.append((api, case, a[both], b[both]))

@@ -45,11 +45,11 @@ def observations(run: Run, numerator: str, denominator: str, metric: str) -> pd.
         both, bound = pairs(a, b, metric)
         if bound:
             continue
-        for iteration, pair in both.iterrows():
-            keys = [item_key({"framework": arm, "api": api, "case": case, "iteration": iteration})
+        for round_, pair in both.iterrows():
+            keys = [item_key({"framework": arm, "api": api, "case": case, "round": round_})
                     for arm in (numerator, denominator)]
             if all(k in at for k in keys):
-                rows.append({"api": api, "case": case, "round": iteration, "d": math.log(pair["a"] / pair["b"]),
+                rows.append({"api": api, "case": case, "round": round_, "d": math.log(pair["a"] / pair["b"]),
                              "s": 1 if at[keys[0]] < at[keys[1]] else -1})
     return pd.DataFrame(rows, columns=["api", "case", "round", "d", "s"])
 

@@ -2,8 +2,8 @@
 
 A paired run (the `quick` profile's interleaved rounds; manifest `protocol.paired`) measures, in
 each round r and for each API and case, both frameworks seconds apart in a seeded random order.
-summary.csv's `iteration` is the round, so ASP.NET Core's and Express.js's rows of one (api, case,
-iteration) are a pair. Per cell (api x case x metric), with a_r and b_r the two values of round r:
+ASP.NET Core's and Express.js's rows of one (api, case, round) in summary.csv are a pair. Per cell
+(api x case x metric), with a_r and b_r the two values of round r:
 
 - ratio: the geometric mean of the per-round ratios, exp(mean of d_r), d_r = log(a_r / b_r);
 - 95 % interval: the Student t interval of the mean of d_r (n - 1 degrees of freedom),

@@ -65,7 +65,7 @@ def build(runs: list[Run], units: pd.DataFrame, families: pd.DataFrame, cells: p
              f"{first.manifest.dataset_checksum[:12]}…, load generator {first.manifest.loadgen_tool}, machine "
              f"{first.manifest.machine.cpu_model or 'unknown'} with {first.cores} cores, profile "
              f"{first.manifest.profile or 'unknown'}, the same settings; "
-             + ", ".join(f"{run.run_id} {run.summary['iteration'].nunique()} rounds" for run in runs) + ".")
+             + ", ".join(f"{run.run_id} {run.summary['round'].nunique()} rounds" for run in runs) + ".")
     doc.para(f"{WITHIN} (on a 2-core machine one cell's ratio moved four times its standard error). A single "
              "run's report gives intervals for that run. Here each cell's ratio is pooled over the runs with an "
              "interval that counts the spread between runs: per comparison, API and metric one between-run "

@@ -119,8 +119,8 @@ def seconds_per_round(run) -> float | None:
     load = [profile.get(k) for k in ("rampup_s", "warmup_s", "duration_s")]
     if any(not isinstance(s, (int, float)) for s in load) or run.summary.empty:
         return None
-    first = run.summary["iteration"].min()
-    return int((run.summary["iteration"] == first).sum()) * (sum(load) + ITEM_OVERHEAD_S)
+    first = run.summary["round"].min()
+    return int((run.summary["round"] == first).sum()) * (sum(load) + ITEM_OVERHEAD_S)
 
 
 def widening(spread: float, n: np.ndarray, df: np.ndarray, widened: bool):

@@ -1,7 +1,7 @@
 """Per-case statistics across iterations: the study's Tables 1-10 and the metrics it lacked.
 
 Only iterations with status `ok` count, and in a run whose items carry validity checks only those
-whose throughput is valid or bound, each metric as analysis.validity.metric_state allows: a valid
+whose throughput is valid or bound, each metric as analysis.validity.metric_verdict allows: a valid
 value is an estimate; a bound one a lower bound, so a mean or ratio it enters is a bound (`bound`),
 with no interval and no test; a value the metric's verdict leaves out does not count. Flagged ones
 (e.g. a saturated load generator) count too, but every table carries how many of a cell's iterations
@@ -15,12 +15,16 @@ from analysis.load import Run
 from analysis.metrics import LITTLES_MEAN, METRICS, StudyTable, ordered_frameworks
 from analysis.paired import paired
 from analysis.stats import compare, geometric_mean, interval, ratio_of_means
-from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_state, usable
+from analysis.validity import BOUND, UNFAIR, bound_direction, left_out, metric_verdict, usable
 from benchlib import stopping
 from benchlib.cases import API_STYLES as APIS, STUDY_PAIR
 from benchlib.moderated import Prior, prior_of
 
 CASE_COLUMNS = ["case", "requests", "rows", "joins"]
+# The round's column in the report's item tables (problem_iterations.csv, validity.csv): still
+# `iteration`, as before results schema 5, since renaming a report's column changes the report's
+# format, which is left to a change announced with it.
+REPORTED_ROUND = "iteration"
 
 
 def ok_rows(run: Run) -> pd.DataFrame:
@@ -35,9 +39,9 @@ def aggregate(run: Run) -> pd.DataFrame:
     for (api, *case, framework), group in ok_rows(run).groupby(["api", *CASE_COLUMNS, "framework"]):
         flagged = int((group["flags"] != "").sum())
         for metric in METRICS:
-            state = metric_state(group, metric)
-            values = group[metric].where(state != "")
-            bound = bool(((state == BOUND) & values.notna()).any())
+            verdict = metric_verdict(group, metric)
+            values = group[metric].where(verdict != "")
+            bound = bool(((verdict == BOUND) & values.notna()).any())
             ci = interval(values)
             records.append({"api": api, **dict(zip(CASE_COLUMNS, case)), "framework": framework,
                             "metric": metric, "n": ci.n, "mean": ci.mean, "ci_low": None if bound else ci.low,
@@ -104,17 +108,17 @@ def family_priors(keys: list[dict], matched: list[tuple[pd.DataFrame, str]]) -> 
 
 
 def values_of(items: pd.DataFrame, metric: str) -> tuple[pd.Series, pd.Series]:
-    """The metric's values where its own verdict lets them count, and their states."""
-    state = metric_state(items, metric)
-    return items[metric].where(state != ""), state
+    """The metric's values where its own verdict lets them count, and their verdicts."""
+    verdict = metric_verdict(items, metric)
+    return items[metric].where(verdict != ""), verdict
 
 
 def pairs(a: pd.DataFrame, b: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, str]:
     """The rounds where both arms have a positive value of the metric (columns a, b, indexed by
     round), and whether a bound enters them (bound_direction)."""
-    (va, state_a), (vb, state_b) = values_of(a, metric), values_of(b, metric)
-    both = pd.DataFrame({"a": va.to_numpy(), "a_bound": (state_a == BOUND).to_numpy()}, index=a["iteration"]).join(
-        pd.DataFrame({"b": vb.to_numpy(), "b_bound": (state_b == BOUND).to_numpy()}, index=b["iteration"]),
+    (va, verdict_a), (vb, verdict_b) = values_of(a, metric), values_of(b, metric)
+    both = pd.DataFrame({"a": va.to_numpy(), "a_bound": (verdict_a == BOUND).to_numpy()}, index=a["round"]).join(
+        pd.DataFrame({"b": vb.to_numpy(), "b_bound": (verdict_b == BOUND).to_numpy()}, index=b["round"]),
         how="inner")
     both = both[(both["a"] > 0) & (both["b"] > 0)]
     return both, bound_direction(bool(both["a_bound"].any()), bool(both["b_bound"].any()))
@@ -127,7 +131,7 @@ def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms
     have a value of the metric make the pairs, `matched` when the caller has them already; `prior`
     moderates its spread), as independent groups otherwise. Where a value it uses is a bound, the
     ratio is one too (`bound`: >=, <= or both) and is neither tested nor judged."""
-    (va, state_a), (vb, state_b) = values_of(a, metric), values_of(b, metric)
+    (va, verdict_a), (vb, verdict_b) = values_of(a, metric), values_of(b, metric)
     names = [run.display_name(arm) for arm in arms]
     if run.manifest.paired:
         both, bound = matched or pairs(a, b, metric)
@@ -137,8 +141,8 @@ def compare_metric(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str, arms
             return cell(va, vb, p.comparison, p.ratio, p.n, names) | note(run, a, b, metric, arms, p.ratio.reason)
         ratio = geometric_mean(both["a"] / both["b"])
     else:
-        bound = bound_direction(bool(((state_a == BOUND) & va.notna()).any()),
-                                bool(((state_b == BOUND) & vb.notna()).any()))
+        bound = bound_direction(bool(((verdict_a == BOUND) & va.notna()).any()),
+                                bool(((verdict_b == BOUND) & vb.notna()).any()))
         pairs_n = None
         if not bound:
             r = ratio_of_means(va, vb)
@@ -162,7 +166,7 @@ def extended(run: Run, a: pd.DataFrame, b: pd.DataFrame, metric: str) -> bool:
     metric the rule read, in a cell it gave rounds beyond the profile's. A cell that settled on
     those rounds, or a metric it never looked at, was not picked for a narrow interval by it."""
     fixed = run.manifest.protocol.rounds
-    beyond = fixed is None or max(a["iteration"].max(), b["iteration"].max()) > fixed
+    beyond = fixed is None or max(a["round"].max(), b["round"].max()) > fixed
     return run.manifest.extra_rounds and metric in STOPPED_ON and bool(beyond)
 
 
@@ -224,21 +228,21 @@ def run_status(run: Run) -> pd.DataFrame:
 
 
 def problems(run: Run) -> pd.DataFrame:
-    """Every iteration that was not a clean `ok`, with the reason from its run.json, sorted by
-    framework, api, case and iteration."""
+    """Every item that was not a clean `ok`, with the reason from its run.json, sorted by framework,
+    api, case and round (its column still `iteration`: REPORTED_ROUND)."""
     s = run.summary
     bad = s[(s["status"] != "ok") | (s["flags"] != "")]
     records = []
     for _, row in bad.iterrows():
         reason = ""
         if row["status"] != "ok":
-            reason = run.item(row["framework"], row["api"], row["case"], row["iteration"]).reason or ""
+            reason = run.item(row["framework"], row["api"], row["case"], row["round"]).reason or ""
         records.append({"framework": row["framework"], "api": row["api"], "case": row["case"],
-                        "iteration": row["iteration"], "status": row["status"],
+                        REPORTED_ROUND: row["round"], "status": row["status"],
                         "flags": row["flags"], "reason": reason})
     found = pd.DataFrame.from_records(
-        records, columns=["framework", "api", "case", "iteration", "status", "flags", "reason"])
-    return found.sort_values(["framework", "api", "case", "iteration"], key=report_order, ignore_index=True)
+        records, columns=["framework", "api", "case", REPORTED_ROUND, "status", "flags", "reason"])
+    return found.sort_values(["framework", "api", "case", REPORTED_ROUND], key=report_order, ignore_index=True)
 
 
 def report_order(column: pd.Series) -> pd.Series:

@@ -41,7 +41,7 @@ def test_a_draw_larger_than_the_sample_is_refused():
 
 def test_a_paired_run_compares_each_round_at_its_pairs_smaller_count(results):
     run = load_run(results / "20250601-120000-quick")
-    values = extremes.item_values(run).set_index(["framework", "api", "case", "iteration"])
+    values = extremes.item_values(run).set_index(["framework", "api", "case", "round"])
     jtl = {f: load_jtl(run.cell_dir(f, "rest", 1, 1) / "results.jtl")["elapsed"] for f in ("aspnet", "express")}
     m = min(len(v) for v in jtl.values())
     for f, samples in jtl.items():

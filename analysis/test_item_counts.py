@@ -14,7 +14,7 @@ from analysis.conftest import FIXTURE_RESULTS
 from analysis.item_counts import counts
 from analysis.load import load_run
 from analysis.report import write_report
-from benchlib.results import SUMMARY_COLUMNS, summary_rows
+from benchlib.results import V4_COLUMNS, summary_rows
 from collect.progress import final_report
 
 CHECKED_RUN = "20261125-063724-smoke"
@@ -56,7 +56,7 @@ def seeded(tmp_path_factory):
             item = json.loads(path.read_text())
             path.write_text(json.dumps({**item, "status": row["status"], "reason": "seeded"}))
     with open(run_dir / "summary.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS, restval="")
+        writer = csv.DictWriter(f, fieldnames=V4_COLUMNS, restval="")
         writer.writeheader()
         writer.writerows(rows)
     return run_dir

@@ -107,6 +107,6 @@ ENGINES_RUN = "20250801-120000-engines"
 def test_an_item_reads_how_it_ended_and_what_each_engine_did():
     run = load_run(FIXTURE_RESULTS / ENGINES_RUN)
     row = run.summary.iloc[0]
-    item = run.item(row["framework"], row["api"], row["case"], row["iteration"])
+    item = run.item(row["framework"], row["api"], row["case"], row["round"])
     assert item.status == row["status"] and item.engines
     assert all(isinstance(e, EngineLoad) and e.endpoint and e.threads > 0 for e in item.engines)

@@ -156,8 +156,9 @@ def test_adjustment_keeps_a_strong_cell_and_undoes_a_chance_one():
 
 
 def test_a_ratio_of_two_minima_near_zero_keeps_its_interval_on_the_log_scale():
-    # Run 20261127-225723-quick: an expected minimum of 1e-43 ms against one of about 1 ms, one
-    # degree of freedom and a log spread of 56; value x exp(half) overflowed and the report failed.
+    # A ratio's bounds are computed on the log scale, since value x exp(half) overflows: a run's
+    # expected minimum of 1e-43 ms against one of about 1 ms, with one degree of freedom and a log
+    # spread of 56, made the report fail.
     low, high = interval_of(1.2812564645574313e-43, 55.88153769334455, 1, 0.95)
     assert low == 0.0 and math.isclose(math.log(high), math.log(1.2812564645574313e-43) + 710.0422589, rel_tol=1e-6)
     assert interval_of(1.0, 60.0, 1, 0.95) == (0.0, math.inf)  # a bound beyond any float

@@ -12,7 +12,7 @@ from analysis.claims import CLAIMS, TIME
 from analysis.load import load_run
 from analysis.report import write_report
 from benchlib import stopping
-from benchlib.results import METRIC_FIELDS, SUMMARY_COLUMNS
+from benchlib.results import METRIC_FIELDS, V4_COLUMNS, summary_rows
 
 CHECKED_RUN = "20261125-063724-smoke"
 PAIRED_V2 = "20250601-120000-quick"
@@ -45,7 +45,7 @@ def as_schema_4(results, change) -> None:
                    latency_validity=row["validity"], latency_reasons=row["validity_reasons"])
         change(row)
     with open(results / CHECKED_RUN / "summary.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, SUMMARY_COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(f, V4_COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
 
@@ -190,7 +190,7 @@ def test_a_claims_mean_counts_the_connections_an_unfair_server_left_waiting(resu
     # (Little's law), stands wherever the throughput does.
     run = express_unfair_in_rest_18(results)
     rows = summary(results)
-    item = run.summary.set_index(["framework", "api", "case", "iteration"]).loc[("express", "rest", 18, 1)]
+    item = run.summary.set_index(["framework", "api", "case", "round"]).loc[("express", "rest", 18, 1)]
     assert math.isclose(item[TIME], value(rows, "express", "rest", 18, 1, "threads") * 1000
                         / value(rows, "express", "rest", 18, 1, "throughput_rps"))
     cells = verdicts.report_cells(run).set_index(["api", "case", "metric"])
@@ -207,7 +207,8 @@ def test_the_extra_rounds_rule_counts_the_rounds_the_throughput_ratio_uses(resul
     # bound ones, and cells without a usable round.
     rewrite(results, lambda row: row.update(validity="valid", validity_reasons="")
             if row["validity"] == "invalid" and row["iteration"] == "1" and row["api"] == "rest" else None)
-    states = {(s.api, s.case): s for s in stopping.cell_states(summary(results), ["aspnet", "express"])}
+    rows = summary_rows(results / CHECKED_RUN / "summary.csv")
+    states = {(s.api, s.case): s for s in stopping.cell_states(rows, ["aspnet", "express"])}
     cells = tables.compare_arms(load_run(results / CHECKED_RUN), "aspnet", "express")
     throughput = cells[cells["metric"] == "throughput_rps"].set_index(["api", "case"])
     kinds = set()
@@ -240,7 +241,7 @@ def test_an_item_without_its_verdict_or_figures_is_invalid_with_that_reason(resu
         if (row["framework"], row["api"], row["case"], row["iteration"]) == ("express", "graphql", "18", "2"):
             row["littles_ratio"] = row["completed_threads"] = ""
     rewrite(results, change)
-    judged = validity.judged(load_run(results / CHECKED_RUN)).set_index(["framework", "api", "case", "iteration"])
+    judged = validity.judged(load_run(results / CHECKED_RUN)).set_index(["framework", "api", "case", "round"])
     assert judged.loc[("aspnet", "graphql", 18, 1), ["validity", "reasons"]].tolist() == \
         ["invalid", validity.NOT_RECORDED]
     assert judged.loc[("express", "graphql", 18, 2), ["validity", "reasons"]].tolist() == \

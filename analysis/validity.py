@@ -8,7 +8,7 @@ Its response times have their own (`latency_validity`, schema 4; earlier runs: t
 `valid`, `bound`, `unfair` (the server left some connections unserved for the whole window: its
 response times describe only the connections it served) or `invalid`. Only items whose throughput is
 valid or bound feed the answer, the verdicts and the study's tables, and each metric only where its
-own verdict allows (metric_state): a valid value is an estimate; a bound item's throughput and
+own verdict allows (metric_verdict): a valid value is an estimate; a bound item's throughput and
 response times are lower bounds of the server's (it could have served more, and with every thread
 in the server each request would have waited at least as long), shown as such and never judged; its
 CPU per request, CPU and memory are left out, since which way the load generator moved them is not
@@ -73,25 +73,25 @@ def judged(run: Run) -> pd.DataFrame:
     return ok.assign(validity=verdicts, reasons=reasons, latency_validity=latency, latency_reasons=latency_reasons)
 
 
-def metric_state(items: pd.DataFrame, metric: str) -> pd.Series:
+def metric_verdict(items: pd.DataFrame, metric: str) -> pd.Series:
     """Per item (judged's rows), how `metric` may be used: VALID (an estimate), BOUND (a lower
     bound of the server's value) or "" (left out)."""
-    state = items["latency_validity" if metric in RESPONSE_TIMES else "validity"]
-    return state.map(lambda s: VALID if s in ("", VALID) else
-                     BOUND if s == BOUND and metric in LOWER_BOUNDED else "")
+    verdict = items["latency_validity" if metric in RESPONSE_TIMES else "validity"]
+    return verdict.map(lambda s: VALID if s in ("", VALID) else
+                       BOUND if s == BOUND and metric in LOWER_BOUNDED else "")
 
 
 def left_out(items: pd.DataFrame, metric: str) -> dict[str, int]:
     """Of the usable items, how many leave `metric` out, by why: "bound" (a figure a bound item
     cannot bound), "unfair", or "invalid" (the response times' own checks failed)."""
-    state = items["latency_validity" if metric in RESPONSE_TIMES else "validity"]
-    out = metric_state(items, metric) == ""
-    return {why: int(n) for why, n in state[out].value_counts().items() if n}
+    verdict = items["latency_validity" if metric in RESPONSE_TIMES else "validity"]
+    out = metric_verdict(items, metric) == ""
+    return {why: int(n) for why, n in verdict[out].value_counts().items() if n}
 
 
 def usable(run: Run) -> pd.DataFrame:
     """The items analysis uses: ok, and with a valid or bound throughput where the run checked them
-    (each metric then by metric_state)."""
+    (each metric then by metric_verdict)."""
     items = judged(run)
     return items[items["validity"].isin(("", *USABLE))].drop(columns="reasons")
 
@@ -122,7 +122,7 @@ def unmeasurable(run: Run, arms: tuple[str, str]) -> pd.DataFrame:
     records = []
     for (api, case, requests, rows, joins), cell in items.groupby(["api", "case", "requests", "rows", "joins"]):
         good = cell[cell["validity"].isin(USABLE)]
-        per_arm = [set(good[good["framework"] == a]["iteration"]) for a in arms]
+        per_arm = [set(good[good["framework"] == a]["round"]) for a in arms]
         if all(per_arm) and (not run.manifest.paired or per_arm[0] & per_arm[1]):
             continue
         bad = cell[cell["validity"] == INVALID]

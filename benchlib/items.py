@@ -1,4 +1,4 @@
-"""One item of a run (framework x API x case x iteration) and its run.json, typed once for the
+"""One item of a run (framework x API x case x round) and its run.json, typed once for the
 writer (collect/), the resume (collect/item_files.py) and the reader (analysis/); the files
 themselves are described in docs/results-format.md and named in benchlib/results.py.
 
@@ -7,24 +7,26 @@ reader gets the same type back, so a field is added in one place."""
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from benchlib.results import ITEM_FIELDS, SCHEMA_VERSION, STATUSES, ResultFileError, item_key, read_json
+from benchlib.results import ITEM_FIELDS, OLD_NAMES, SCHEMA_VERSION, STATUSES, ResultFileError, item_key, read_json
 
 
 @dataclass(frozen=True, kw_only=True)
 class Item:
-    """What is measured: a framework's API at a case (its concurrent requests, rows and joins), in
-    round `iteration` (0 for a probe of no round: the ceiling, the reference work)."""
+    """What is measured: a framework's API at a case (its concurrent requests, rows and joins), in a
+    round, the repeat of the matrix it belongs to (0 for a probe of no round: the ceiling, the
+    reference work)."""
     framework: str
     api: str
     case: int
     requests: int
     rows: int
     joins: int
-    iteration: int = 0
+    round: int = 0
 
     @property
     def key(self) -> str:
-        """Its folder under the run, and its name in the manifest's order."""
+        """Its folder under the run, and its name in the manifest's order: `iter-NN` for its round,
+        the name before schema 5, kept because runs already made (and resumed) are keyed by it."""
         return item_key(self.fields())
 
     def fields(self) -> dict:
@@ -36,17 +38,19 @@ class Item:
 
     @classmethod
     def parse(cls, key: str, cases: dict[int, dict]) -> "Item":
-        """The item named `key` (Item.key), its case's shape from `cases` (benchlib.cases.cases)."""
-        framework, api, case, iteration = key.split("/")
+        """The item named `key` (Item.key: its round still `iter-NN`), its case's shape from `cases`
+        (benchlib.cases.cases)."""
+        framework, api, case, round_ = key.split("/")
         shape = cases[int(case.removeprefix("case-"))]
         return cls(framework=framework, api=api, case=shape["case"], requests=shape["requests"], rows=shape["rows"],
-                   joins=shape["joins"], iteration=int(iteration.removeprefix("iter-")))
+                   joins=shape["joins"], round=int(round_.removeprefix("iter-")))
 
     @classmethod
     def from_row(cls, row: dict) -> "Item":
-        """The item of a result file's row (summary.csv, crosscheck.csv, memory.csv: text columns)."""
+        """The item of a result file's row (summary.csv, crosscheck.csv, memory.csv: text columns, as
+        benchlib.results.summary_rows reads them)."""
         return cls(framework=row["framework"], api=row["api"], **{
-            k: int(row[k]) for k in ("case", "requests", "rows", "joins", "iteration")})
+            k: int(row[k]) for k in ("case", "requests", "rows", "joins", "round")})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,7 +112,9 @@ class Record:
     @classmethod
     def from_json(cls, raw: dict, path: Path) -> "Record":
         """A run.json as read (benchlib.results.read_json), of any readable schema: keys that an
-        older run wrote and this one no longer does (schema 1's `settings`) are left out."""
+        older run wrote and this one no longer does (schema 1's `settings`) are left out, and those it
+        wrote under an older name (benchlib.results.OLD_NAMES) are read as today's."""
+        raw = {OLD_NAMES.get(k, k): v for k, v in raw.items()}
         for key in (*ITEM_FIELDS, "status"):
             if key not in raw:
                 raise ResultFileError(path, f"{key} is missing")

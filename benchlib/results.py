@@ -2,7 +2,7 @@
 by analysis/ through this module alone:
 
     <results>/<run-id>/manifest.json      what the run measured, and on what
-    <run-id>/summary.csv                  one row per framework x api x case x iteration
+    <run-id>/summary.csv                  one row per framework x api x case x round
     <run-id>/state.json                   running / interrupted / stopped / complete
     <run-id>/<framework>/<api>/case-NN/iter-NN/run.json, results.jtl, proc.csv, top.csv, ...
     <run-id>/ceiling.csv, crosscheck.csv, memory.csv   run-level passes (below)
@@ -29,14 +29,27 @@ from benchlib.jtl import JTL_FIELDS, measured
 #    summary.csv's columns; ceiling.csv has a row per load generator, attempt and thread count,
 #    before and after the rounds; reference.json holds the reference work that characterises the
 #    machine.
-SCHEMA_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+# 5: the item's round (which repeat of the matrix) is `round` in every file, as latency.csv and the
+#    manifest already called it; versions 1-4 wrote `iteration`, which the readers below take as
+#    `round` (OLD_NAMES).
+SCHEMA_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
+# Column (and run.json) names of earlier schemas -> today's; summary_rows, load_summary, _read_table
+# and benchlib.items.Record.from_json rename them as they read, so nothing past them sees the old name.
+OLD_NAMES = {"iteration": "round"}
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.csv"
 STATE = "state.json"
 RUN_JSON = "run.json"
-ITEM_FIELDS = ("framework", "api", "case", "requests", "rows", "joins", "iteration")
+ITEM_FIELDS = ("framework", "api", "case", "requests", "rows", "joins", "round")
+
+
+def _old_names(columns) -> list[str]:
+    """`columns` as schemas 1-4 named them."""
+    return [{new: old for old, new in OLD_NAMES.items()}.get(c, c) for c in columns]
+
+
 JTL = "results.jtl"
 PROC = "proc.csv"
 # Version 3, at the run's root: the load generator's ceiling (collect/ceiling.py), the second
@@ -57,7 +70,7 @@ MEMORY_COLUMNS = [*ITEM_FIELDS, "tool", "connections", "load_s", "requests_done"
 CROSSCHECK = "crosscheck.csv"
 # Before version 4: wrk's figures only. From version 4 a cross-check row is a whole item, measured
 # by the other load generator, in SUMMARY_COLUMNS (its `loadgen` names the tool).
-CROSSCHECK_V3_COLUMNS = ["tool", *ITEM_FIELDS, "connections", "window_s", "samples", "throughput_rps",
+CROSSCHECK_V3_COLUMNS = ["tool", *_old_names(ITEM_FIELDS), "connections", "window_s", "samples", "throughput_rps",
                          "mean_ms", "p99_ms", "errors"]
 REFERENCE = "reference.json"  # collect/reference.py: the reference work that characterises the machine
 
@@ -99,10 +112,10 @@ VALIDITY_FIELDS = (
     "ceiling_share",       # throughput / ceiling_rps
     "app_cpu_ms_per_req",  # the app's CPU time over the window / requests completed in it
     "db_cpu_ms_per_req",   # the database's, likewise
-    "validity",            # valid | bound | invalid (VALIDITY_STATES)
+    "validity",            # valid | bound | invalid (VALIDITY_VERDICTS)
     "validity_reasons",    # ;-separated: why not valid, each `check: figure vs threshold`
 )
-VALIDITY_STATES = ("valid", "bound", "invalid")
+VALIDITY_VERDICTS = ("valid", "bound", "invalid")
 # Version 4, appended: the load generator and what it cost, and the response times' own validity.
 # `validity` above is the throughput's; the CPU per request shares it (same window, same requests).
 METRIC_FIELDS = (
@@ -114,22 +127,23 @@ METRIC_FIELDS = (
     "other_cpu_pct",           # this machine's CPU busy beyond the app, database, load generator and
                                # samplers (steal included), % of one core, from /proc/stat
     "steal_pct",               # of which stolen by the hypervisor, % of one core
-    "latency_validity",        # valid | bound | unfair | invalid (LATENCY_STATES): the response times'
+    "latency_validity",        # valid | bound | unfair | invalid (LATENCY_VERDICTS): the response times'
     "latency_reasons",         # ;-separated, as validity_reasons
 )
 # bound: the throughput was the load generator's, so the threads waited in it, not in the server;
 # unfair: the server left connections unserved for the whole window, so its response times describe
 # the connections it served only (the throughput stands).
-LATENCY_STATES = ("valid", "bound", "unfair", "invalid")
+LATENCY_VERDICTS = ("valid", "bound", "unfair", "invalid")
 SUMMARY_COLUMNS = [*ITEM_FIELDS, "status", "flags",
                    *(f for f in JTL_FIELDS if f not in LATER_FIELDS), *SAMPLER_FIELDS, *LATER_FIELDS,
                    *VALIDITY_FIELDS, *METRIC_FIELDS]
-V3_COLUMNS = SUMMARY_COLUMNS[:-len(METRIC_FIELDS)]
+V4_COLUMNS = _old_names(SUMMARY_COLUMNS)
+V3_COLUMNS = V4_COLUMNS[:-len(METRIC_FIELDS)]
 V2_COLUMNS = V3_COLUMNS[:-len(VALIDITY_FIELDS)]
 # Version 1 runs were written both before and after in_flight_mean existed.
 ACCEPTED_HEADERS = {1: (V2_COLUMNS[:-len(LATER_FIELDS)], V2_COLUMNS), 2: (V2_COLUMNS,), 3: (V3_COLUMNS,),
-                    4: (SUMMARY_COLUMNS,)}
-INT_COLUMNS = ["case", "requests", "rows", "joins", "iteration"]
+                    4: (V4_COLUMNS,), 5: (SUMMARY_COLUMNS,)}
+INT_COLUMNS = ["case", "requests", "rows", "joins", "round"]
 TEXT_COLUMNS = ("validity", "validity_reasons", "loadgen", "latency_validity", "latency_reasons")
 NUMBER_COLUMNS = [c for c in SUMMARY_COLUMNS[SUMMARY_COLUMNS.index("samples"):] if c not in TEXT_COLUMNS]
 STATUSES = ("ok", "failed", "excluded")
@@ -154,12 +168,14 @@ def new_run_id(profile: str) -> str:
 
 
 def item_key(item: dict) -> str:
-    """The item's folder under its run, also its name in the manifest's order."""
-    return f"{item['framework']}/{item['api']}/case-{item['case']:02d}/iter-{item['iteration']:02d}"
+    """The item's folder under its run, also its name in the manifest's order. Its round is still
+    `iter-NN`, as before schema 5 named it: the folders and the order of runs already made identify
+    their items by it, and a resumed run finds what it measured by these keys."""
+    return f"{item['framework']}/{item['api']}/case-{item['case']:02d}/iter-{item['round']:02d}"
 
 
-def item_dir(run_dir: Path, framework: str, api: str, case: int, iteration: int) -> Path:
-    return run_dir / item_key({"framework": framework, "api": api, "case": case, "iteration": iteration})
+def item_dir(run_dir: Path, framework: str, api: str, case: int, round_: int) -> Path:
+    return run_dir / item_key({"framework": framework, "api": api, "case": case, "round": round_})
 
 
 def latest_run(results_dir: Path) -> Path:
@@ -212,11 +228,13 @@ def append_summary(path: Path, row: dict) -> None:
 
 
 def summary_rows(path: Path) -> list[dict]:
-    """summary.csv as it stands, unvalidated (the writer's own view, e.g. to resume); [] if none."""
+    """summary.csv, or another file of its item columns (crosscheck.csv, memory.csv), as it stands,
+    unvalidated (the writer's own view, e.g. to resume), old column names read as today's; [] if
+    none."""
     if not path.exists():
         return []
     with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+        return [{OLD_NAMES.get(k, k): v for k, v in row.items()} for row in csv.DictReader(f)]
 
 
 # --- reading, validated (analysis) ---------------------------------------------------------------
@@ -265,6 +283,7 @@ def load_summary(path: Path, schema_version: int = SCHEMA_VERSION):
     if list(table.columns) not in [list(h) for h in ACCEPTED_HEADERS[schema_version]]:
         raise ResultFileError(path, "header differs from the contract; expected "
                                     + ",".join(SUMMARY_COLUMNS))
+    table = table.rename(columns=OLD_NAMES)
     for i, row in table.iterrows():
         _check_summary_row(path, i + 2, row)  # line 1 is the header
     for column in INT_COLUMNS:
@@ -272,7 +291,7 @@ def load_summary(path: Path, schema_version: int = SCHEMA_VERSION):
     for column in table.columns.intersection(NUMBER_COLUMNS):
         table[column] = pd.to_numeric(table[column].replace("", None), errors="coerce")
     # A resumed run may re-run a cell; its later row is the one that counts.
-    key = ["framework", "api", "case", "iteration"]
+    key = ["framework", "api", "case", "round"]
     deduplicated = table.drop_duplicates(key, keep="last").reset_index(drop=True)
     return deduplicated, len(table) - len(deduplicated)
 
@@ -286,10 +305,10 @@ def _check_summary_row(path: Path, line: int, row) -> None:
         bad(f"api must be one of {', '.join(API_STYLES)}, not {row['api']!r}")
     if row["status"] not in STATUSES:
         bad(f"status must be one of {', '.join(sorted(STATUSES))}, not {row['status']!r}")
-    if "validity" in row.index and row["validity"] not in ("", *VALIDITY_STATES):
-        bad(f"validity must be one of {', '.join(VALIDITY_STATES)} or empty, not {row['validity']!r}")
-    if "latency_validity" in row.index and row["latency_validity"] not in ("", *LATENCY_STATES):
-        bad(f"latency_validity must be one of {', '.join(LATENCY_STATES)} or empty, not {row['latency_validity']!r}")
+    if "validity" in row.index and row["validity"] not in ("", *VALIDITY_VERDICTS):
+        bad(f"validity must be one of {', '.join(VALIDITY_VERDICTS)} or empty, not {row['validity']!r}")
+    if "latency_validity" in row.index and row["latency_validity"] not in ("", *LATENCY_VERDICTS):
+        bad(f"latency_validity must be one of {', '.join(LATENCY_VERDICTS)} or empty, not {row['latency_validity']!r}")
     for column in INT_COLUMNS:
         if not row[column].isdigit():
             bad(f"{column} must be a non-negative integer, not {row[column]!r}")
@@ -304,14 +323,18 @@ def _check_summary_row(path: Path, line: int, row) -> None:
 
 
 def _read_table(path: Path, required: set):
+    """The `required` columns of a CSV file, each under today's name: an earlier schema's (OLD_NAMES),
+    in the file or in `required` (a schema 3 file's own columns), is read as today's."""
     import pandas as pd
     if not path.is_file():
         raise ResultFileError(path, "missing")
+    wanted = {OLD_NAMES.get(c, c): c for c in required}  # today's name -> as the caller named it
     try:
-        table = pd.read_csv(path, usecols=lambda c: c in required, low_memory=False)
+        table = pd.read_csv(path, usecols=lambda c: OLD_NAMES.get(c, c) in wanted, low_memory=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise ResultFileError(path, f"not a readable CSV ({str(e).strip()})") from None
-    missing = required - set(table.columns)
+    table = table.rename(columns=OLD_NAMES)
+    missing = [named for name, named in wanted.items() if name not in table.columns]
     if missing:
         raise ResultFileError(path, f"lacks column(s) {', '.join(sorted(missing))}")
     return table

@@ -136,7 +136,7 @@ def cell_states(rows: list[dict], arms: list[str], target: float = TARGET,
     for row in rows:
         if row.get("framework") in arms:
             rounds = by_cell.setdefault((row["api"], int(row["case"])), {})
-            rounds.setdefault(int(row["iteration"]), {})[row["framework"]] = throughput(row)
+            rounds.setdefault(int(row["round"]), {})[row["framework"]] = throughput(row)
     ratios = {(api, case, other): log_ratios(rounds, arms[0], other)
               for (api, case), rounds in by_cell.items() for other in arms[1:]}
     # The report's families (analysis.tables.family_priors): one API and one arm against the

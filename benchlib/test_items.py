@@ -47,3 +47,10 @@ def test_a_run_json_the_report_cannot_read_names_the_file_and_the_field(tmp_path
     assert str(path) in str(found.value)
     with pytest.raises(ResultFileError, match="requests is missing"):
         Record.from_json({"framework": "express", "api": "rest", "case": 1, "iteration": 1, "status": "ok"}, path)
+
+
+def test_a_run_json_before_schema_5_reads_its_iteration_as_the_round():
+    raw = {**{k: v for k, v in ITEM.fields().items() if k != "round"}, "iteration": 3, "schema_version": 4,
+           "status": "ok"}
+    assert Record.from_json(raw, Path("run.json")).item == ITEM
+    assert "iteration" not in ITEM.fields() and Record(item=ITEM).to_json()["round"] == 3

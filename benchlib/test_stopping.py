@@ -16,9 +16,9 @@ def rows(case: int, ratios: list[float], validity: list[str] | None = None, api:
     out = []
     for i, ratio in enumerate(ratios, start=1):
         state = validity[i - 1] if validity else "valid"
-        out += [{"framework": "aspnet", "api": api, "case": str(case), "iteration": str(i), "status": "ok",
+        out += [{"framework": "aspnet", "api": api, "case": str(case), "round": str(i), "status": "ok",
                  "validity": "valid", "throughput_rps": "1000"},
-                {"framework": "express", "api": api, "case": str(case), "iteration": str(i), "status": "ok",
+                {"framework": "express", "api": api, "case": str(case), "round": str(i), "status": "ok",
                  "validity": state, "throughput_rps": str(1000 * ratio)}]
     return out
 

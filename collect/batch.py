@@ -167,7 +167,7 @@ def next_batch(todo: list[Item], profile: Profile) -> list[Item]:
     if profile.restart == "case":
         return todo[:1]
     first = todo[0]
-    same = ("iteration", "api", "case") if profile.restart == "slot" else ("iteration",)
+    same = ("round", "api", "case") if profile.restart == "slot" else ("round",)
     return [item for item in todo if all(getattr(item, k) == getattr(first, k) for k in same)]
 
 

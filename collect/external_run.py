@@ -86,7 +86,7 @@ def spec_from_settings(args, targets: dict[str, Target]) -> runs.RunSpec:
     chosen = PROFILES[request.profile]
     profile = replace(chosen, budget_s=None, restart="run" if chosen.paired else chosen.restart, condition_s=0)
     if request.iterations:
-        profile = replace(profile, iterations=request.iterations)
+        profile = replace(profile, rounds=request.iterations)
     return runs.RunSpec(results_root=args.results_dir, profile=profile, frameworks=tuple(frameworks),
                         apis=request.api_names(), cases=request.case_numbers(), pin=False, loadgen="jmeter")
 
@@ -120,7 +120,7 @@ def dry_run(spec: runs.RunSpec, targets: dict[str, Target]) -> None:
     order; nothing written."""
     known = cases()
     p = spec.profile
-    keys = order(spec.frameworks, spec.apis, spec.cases, p.iterations, p.restart, spec.seed)
+    keys = order(spec.frameworks, spec.apis, spec.cases, p.rounds, p.restart, spec.seed)
     todo = [Item.parse(key, known) for key in keys]
     number = 0
     while todo:

@@ -18,14 +18,13 @@
   measured during its tiered JIT's warm-up), so their in-window RSS carries every case before; this
   pass gives each case's memory on its own.
 """
-import csv
 import random
 from pathlib import Path
 
 from benchlib import apps
 from benchlib.processes import children
 from benchlib.items import Item
-from benchlib.results import CROSSCHECK, MEMORY, MEMORY_COLUMNS, append_rows
+from benchlib.results import CROSSCHECK, MEMORY, MEMORY_COLUMNS, append_rows, summary_rows
 from benchlib import wrk
 from collect import ceiling, reference
 from collect.item_files import ItemFiles
@@ -47,19 +46,15 @@ CROSSCHECK_HOPELESS = 1.0
 
 def done(path: Path) -> set[str]:
     """The items a pass's file already holds (by item key)."""
-    try:
-        with open(path, newline="") as f:
-            return {Item.from_row(r).key for r in csv.DictReader(f)}
-    except FileNotFoundError:
-        return set()
+    return {Item.from_row(r).key for r in summary_rows(path)}
 
 
-def todo(run: PhaseRun, path: Path, case_numbers, iterations: int) -> list[Item]:
+def todo(run: PhaseRun, path: Path, case_numbers, rounds: int) -> list[Item]:
     """The pass's items in interleaved order (drawn from the run's seed), less those already
     measured."""
     apis = list(dict.fromkeys(i.api for i in run.items))
     known = {i.case: {"case": i.case, "requests": i.requests, "rows": i.rows, "joins": i.joins} for i in run.items}
-    keys = order(list(run.context.frameworks), apis, sorted(set(known) & set(case_numbers)), iterations, "run",
+    keys = order(list(run.context.frameworks), apis, sorted(set(known) & set(case_numbers)), rounds, "run",
                  random.Random(run.context.seed).randrange(2 ** 31))
     have = done(path)
     return [item for item in (Item.parse(k, known) for k in keys if k not in have) if run.serves(item)]
@@ -73,7 +68,7 @@ def crosscheck_items(run: PhaseRun) -> list[Item]:
     profile = run.context.profile
     if not profile.crosscheck or crosscheck_skipped(run):
         return []
-    return todo(run, run.context.dir / CROSSCHECK, profile.crosscheck_cases, profile.crosscheck_iterations())
+    return todo(run, run.context.dir / CROSSCHECK, profile.crosscheck_cases, profile.crosscheck_round_count())
 
 
 def crosscheck_skipped(run: PhaseRun) -> str:
@@ -135,7 +130,7 @@ def crosscheck(run: PhaseRun, progress: Progress) -> Effects:
     # Its ceiling at the thread counts it measures: each costs the other generator an attempt.
     yield Ceilings(loadgen, ceiling.measure(run, loadgen, run.thread_counts(items), progress, remote=into.remote))
     while items:
-        batch = [i for i in items if i.iteration == items[0].iteration]
+        batch = [i for i in items if i.round == items[0].round]
         run.measure(batch, progress, into)
         items = crosscheck_items(run)
 

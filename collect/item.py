@@ -1,4 +1,4 @@
-"""One item of a run (framework x API x case x iteration): its run.json record, its files trimmed to
+"""One item of a run (framework x API x case x round): its run.json record, its files trimmed to
 the measured window, and its checks."""
 import subprocess
 from dataclasses import dataclass

@@ -51,7 +51,7 @@ PROPERTIES = {"sample_variables": SAMPLE_VARIABLES}
 
 @dataclass(frozen=True, kw_only=True)
 class OpenMeasurement:
-    """One measurement of the pass: an item's cell (its iteration the round) driven at one rate."""
+    """One measurement of the pass: an item's cell (in its round) driven at one rate."""
     item: Item
     step: int
     fraction: float
@@ -62,11 +62,11 @@ class OpenMeasurement:
     @property
     def key(self) -> tuple:
         """As latency.csv's rows are keyed (key)."""
-        return self.item.framework, self.item.api, self.item.case, self.step, self.item.iteration
+        return self.item.framework, self.item.api, self.item.case, self.step, self.item.round
 
     def fields(self) -> dict:
         """latency.csv's columns that say what was measured."""
-        return {**{k: v for k, v in self.item.fields().items() if k != "iteration"}, "round": self.item.iteration,
+        return {**self.item.fields(),
                 "step": self.step, "fraction": self.fraction, "target_rps": self.target_rps,
                 "capacity_rps": self.capacity_rps, "pool_threads": self.pool_threads}
 
@@ -136,7 +136,7 @@ def planned(run: PhaseRun, cell_list: list[dict], round_: int) -> list[OpenMeasu
         arms = list(cell["capacity"])
         rng.shuffle(arms)
         for fw in arms:
-            item = replace(known[cell["case"]], framework=fw, api=cell["api"], iteration=round_)
+            item = replace(known[cell["case"]], framework=fw, api=cell["api"], round=round_)
             out.append(OpenMeasurement(
                 item=item, step=step, fraction=(*FRACTIONS, ABOVE)[step - 1], target_rps=cell["rates"][step - 1],
                 capacity_rps=cell["capacity"][cell["slowest"]],
@@ -160,8 +160,9 @@ def estimate_s(run: PhaseRun) -> float:
     if not run.context.profile.latency:
         return 0
     per = WARMUP_S + WINDOW_S + OVERHEAD_S["measurement"]
-    slots = len({(i.api, i.case, i.framework) for i in run.items}) * (len(FRACTIONS) + 1)
-    return run.context.profile.latency_rounds * (slots * per + OVERHEAD_S["round"]) - len(done(run.context.dir)) * per
+    measurements = len({(i.api, i.case, i.framework) for i in run.items}) * (len(FRACTIONS) + 1)
+    return (run.context.profile.latency_rounds * (measurements * per + OVERHEAD_S["round"])
+            - len(done(run.context.dir)) * per)
 
 
 def run_pass(run: PhaseRun, progress: Progress) -> Effects:
@@ -256,7 +257,7 @@ def local_plan(batch: Batch, groups: list[dict], title: str) -> Path:
 
 
 def seed_of(run, m: OpenMeasurement) -> str:
-    return arrivals.seed_of(run.context.seed, m.item.api, m.item.case, m.step, m.item.iteration)
+    return arrivals.seed_of(run.context.seed, m.item.api, m.item.case, m.step, m.item.round)
 
 
 def measure(run, batch: Batch, index: int, m: OpenMeasurement) -> dict | None:
@@ -278,7 +279,7 @@ def measure(run, batch: Batch, index: int, m: OpenMeasurement) -> dict | None:
         except (OSError, ValueError, IndexError):
             return None
         w0, w1 = window(t0)
-    out = latency_jtl(run.context.dir, m.item.framework, m.item.api, m.item.case, m.step, m.item.iteration)
+    out = latency_jtl(run.context.dir, m.item.framework, m.item.api, m.item.case, m.step, m.item.round)
     out.parent.mkdir(parents=True, exist_ok=True)
     if batch.jtl(index).exists():
         samples = latency_checks.window_samples(batch.jtl(index), out, w0, w1)

@@ -35,13 +35,11 @@ LAG_SHARE = 0.10
 # first took an arrival later than this after it (the measurement before still running there) sent
 # its first arrivals late for its own reasons, not the server's.
 START_LATE_MS = 100
-# On remote engines each engine has an equal part of the pool and every k-th arrival. A server that
-# falls behind falls behind every engine alike (its connections wait their turn, whoever opened
-# them), so the engines send the same share of their arrivals up to counting noise. Below this
-# share of another engine's, twice the widest gap among the two-engine tests' engines that agreed,
-# the drops are the engine's, or the server served its connections unequally, which the samples
-# cannot tell apart: either way not the server falling behind the rate, so the measurement is not
-# judged (collect/README.md, "The latency profile", for the measurements).
+# On remote engines each has an equal part of the pool and every k-th arrival, and a server that
+# falls behind does so for every engine alike, so an engine that sent less than this share of
+# another's arrivals (twice the widest gap between engines that agreed) dropped them itself or was
+# served unequally, which the samples cannot tell apart, and the measurement is not judged
+# (collect/README.md, "The latency profile", for the measurements).
 ENGINE_SHARE = 0.8
 # Arrivals late because every pool thread was busy, beyond this share: the server fell behind.
 POOL_LATE_SHARE = 0.01

@@ -63,7 +63,7 @@ class MatrixRequest:
         """A new run's spec: the profile as the options change it, the arms chosen."""
         profile = PROFILES[self.profile or DEFAULT]
         if self.iterations:
-            profile = replace(profile, iterations=self.iterations)
+            profile = replace(profile, rounds=self.iterations)
         if self.budget_min is not None:
             profile = replace(profile, budget_s=self.budget_min * 60)
         if self.memory_rounds:

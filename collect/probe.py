@@ -21,7 +21,7 @@ def probe_profile(run_profile: Profile) -> Profile:
     is warm (it has served the run, or the probe before), and a probe's figure is a rate, not a
     comparison."""
     window = run_profile.probe_s
-    return Profile("probe", "short measurements outside the items: ceiling, reference work", iterations=1,
+    return Profile("probe", "short measurements outside the items: ceiling, reference work", rounds=1,
                    rampup_s=window / 4, warmup_s=window / 2, duration_s=window, thread_cap=None, restart="run",
                    warmup_cap_s=window, jmeter_env={})
 

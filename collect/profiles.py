@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 class Profile:
     name: str
     description: str
-    iterations: int
+    rounds: int  # the matrix's repeats; a manifest's settings.profile calls it `iterations` (settings)
     rampup_s: float       # JMeter ramp-up of the thread group
     warmup_s: float       # load before the measured window, at least this long
     duration_s: float     # the measured window
@@ -61,15 +61,15 @@ class Profile:
     def protocol(self) -> dict:
         """How the run measures, as its manifest records it (and analysis reads it)."""
         if self.paired:
-            return {"name": "interleaved-rounds", "paired": True, "rounds": self.iterations,
+            return {"name": "interleaved-rounds", "paired": True, "rounds": self.rounds,
                     "order": "each round shuffles its (API, case) slots; in each slot the frameworks "
                              "run back to back, which one first counterbalanced over the cell's rounds "
                              "(a rotation from a start drawn per cell; seeded)",
                     "apps": APPS[self.restart],
                     "jmeter": "one JMeter process per round (a batch): one thread group per "
                               "measurement, run one after another, each with its own clock"}
-        return {"name": "per-case-restart", "paired": False, "rounds": self.iterations,
-                "order": "each iteration shuffles its framework x API x case items (seeded)",
+        return {"name": "per-case-restart", "paired": False, "rounds": self.rounds,
+                "order": "each round shuffles its framework x API x case items (seeded)",
                 "apps": "a fresh app for every case, as the study did",
                 "jmeter": "one JMeter process per measurement"}
 
@@ -79,9 +79,9 @@ class Profile:
         pass's open-model plans are JMeter's."""
         return self.latency or self.name == "study"
 
-    def crosscheck_iterations(self) -> int:
+    def crosscheck_round_count(self) -> int:
         """How many of the run's rounds the cross-check measures again."""
-        return min(self.iterations, self.crosscheck_rounds or self.iterations)
+        return min(self.rounds, self.crosscheck_rounds or self.rounds)
 
     def longest(self) -> float:
         """The longest a measurement's ramp-up, warm-up and window can take."""
@@ -93,17 +93,19 @@ class Profile:
         return min(requests, self.thread_cap) if self.thread_cap else requests
 
     def settings(self) -> dict:
-        """As JSON holds it (a manifest's settings.profile): tuples as lists."""
+        """As JSON holds it (a manifest's settings.profile): tuples as lists, and `rounds` under the
+        name runs have recorded it by, `iterations`."""
         cases = list(self.memory_cases) if self.memory_cases is not None else None
         threads = str(self.thread_count) if self.thread_count else f"min(requests, {self.thread_cap})" \
             if self.thread_cap else "requests (the case's own load)"
-        return {**asdict(self), "memory_cases": cases, "crosscheck_cases": list(self.crosscheck_cases),
+        found = {("iterations" if k == "rounds" else k): v for k, v in asdict(self).items()}
+        return {**found, "memory_cases": cases, "crosscheck_cases": list(self.crosscheck_cases),
                 "threads": threads}
 
     @classmethod
     def from_recorded(cls, recorded: dict) -> "Profile":
         """The profile as a run's manifest recorded it (settings.profile)."""
-        fields = {k: v for k, v in recorded.items() if k != "threads"}
+        fields = {("rounds" if k == "iterations" else k): v for k, v in recorded.items() if k != "threads"}
         if "crosscheck_s" in fields:  # before schema 4: wrk's own windows, this long
             fields["crosscheck"] = bool(fields.pop("crosscheck_s"))
         for name in ("memory_cases", "crosscheck_cases"):
@@ -123,7 +125,7 @@ APPS = {"run": "started once; each serves the whole run (restarted only if it ex
 PROFILES = {
     "smoke": Profile(
         "smoke", "every framework x API x case once, tiny loads: proves the pipeline end to end (CI)",
-        iterations=1, rampup_s=0, warmup_s=0, duration_s=1, thread_cap=10, restart="run",
+        rounds=1, rampup_s=0, warmup_s=0, duration_s=1, thread_cap=10, restart="run",
         # Probes as short as its items: a smoke run's ceiling and reference figures only have to exist.
         probe_s=1,
         # The memory pass restarts an app per (arm, API, case): the cross-check's three cases prove it
@@ -134,37 +136,37 @@ PROFILES = {
         jmeter_env={"HEAP": "-Xms256m -Xmx256m",
                     "JVM_ARGS": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData "
                                 "-XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote"}),
-    # 3 rounds, the fewest that give a paired interval and a test that can reach p < 0.05; windows as
-    # short as the checks allow, so that a whole run stays within 40 minutes on 2 cores
-    # (collect/README.md, "Time"); the same 3 s of load before every window, whichever framework,
-    # since both rise for about 3 s after the run switches cells, over a 1 s ramp-up, without which
-    # wrk sets up all its threads first (collect/README.md, Profiles, "quick"); two fresh processes
-    # per memory cell, so that each memory ratio has a spread, paid for by a cross-check of cases 1
-    # and 18 in 2 rounds ("Time", "After the rounds"); each round on processes started for it, since
-    # the process carries more of the spread than the window ("Which level the rounds replicate"),
-    # conditioned 3 s a request shape, since 1 s left each round's first item far below the same
-    # cell's other rounds ("Conditioning long enough").
+    # Each setting is the least the evidence allows, so that a run fits its budget (figures in
+    # collect/README.md): 3 rounds, the fewest with a paired interval and a test that can reach
+    # p < 0.05; windows as short as the checks allow ("Time"); the same ramp-up and warm-up before
+    # every window, as both frameworks rise after the run switches cells (Profiles, "quick"); two
+    # fresh processes per memory cell, so each memory ratio has a spread, paid for by a smaller
+    # cross-check ("Time"); processes started for each round, as the process carries more of the
+    # spread than the window ("Which level the rounds replicate"), conditioned long enough that a
+    # round's first item is not below the cell's others ("Conditioning long enough").
     "quick": Profile(
         "quick", "the study's loads in 3 interleaved rounds, short windows, paired statistics (the default)",
-        iterations=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="round", condition_s=3,
+        rounds=3, rampup_s=1, warmup_s=2, duration_s=3, thread_cap=None, restart="round", condition_s=3,
         warmup_cap_s=2, crosscheck=True, crosscheck_cases=(1, 18), crosscheck_rounds=2, memory_s=2,
         memory_rounds=2, budget_s=34 * 60),
     "study": Profile(
         "study", "the study's protocol: 10 iterations, a fresh app per case, its full loads",
-        iterations=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",
+        rounds=10, rampup_s=1, warmup_s=10, duration_s=20, thread_cap=None, restart="case",
         crosscheck=True),
     # One closed-model round with quick's windows gives each cell's capacity; the latency pass
-    # (collect/latency.py) then drives rates below and above it. 6 minutes for one API and case.
+    # (collect/latency.py) then drives rates below and above it (its time: collect/README.md,
+    # Profiles, "latency").
     "latency": Profile(
         "latency", "each cell's capacity in one closed-model round, then latency at fixed arrival "
                    "rates (open model, Poisson), the same rates for every framework",
-        iterations=1, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
+        rounds=1, rampup_s=1, warmup_s=2, duration_s=4, thread_cap=None, restart="run",
         warmup_cap_s=4, latency=True),
     # The latency profile through every step of its pipeline at a fraction of its time: one round at
-    # each rate (a round through remote engines costs 25 s of their lead before its 35 s of load).
+    # each rate, since through remote engines a round's lead costs most of what its load does
+    # (collect/README.md, Profiles, "latency").
     "latency-smoke": Profile(
         "latency-smoke", "the latency profile with one round at each rate: proves its pipeline end to end (CI)",
-        iterations=1, rampup_s=1, warmup_s=1, duration_s=3, thread_cap=None, restart="run",
+        rounds=1, rampup_s=1, warmup_s=1, duration_s=3, thread_cap=None, restart="run",
         warmup_cap_s=3, latency=True, latency_rounds=1),
 }
 DEFAULT = "quick"

@@ -83,7 +83,7 @@ def final_report(run_dir: Path, planned: int, rows: list[dict], stream, referenc
         return
     say(f"\nrun {run_dir.name}: {len(rows)} of {planned} measured.")
     for r in rows:
-        where = f"{r['framework']}/{r['api']}/case-{int(r['case']):02d}/iter-{int(r['iteration']):02d}"
+        where = f"{r['framework']}/{r['api']}/case-{int(r['case']):02d}/iter-{int(r['round']):02d}"
         if r["status"] != "ok":
             say(f"  {r['status']}: {where}")
         elif r["flags"]:

@@ -72,9 +72,9 @@ class Rounds:
                 if not any(s.state == stopping.MORE for s in states) else \
                 f"the budget: {max(0, left):.0f} s left, a cell's round takes about {per_cell:.0f} s"
             return [ManifestEntry("sequential", {**sequential, "stopped": why})]
-        iteration = max(item.iteration for item in run.items) + 1
-        keys = extra_round(arms, [(s.api, s.case) for s in cells], iteration, run.context.seed)
-        decided = {"round": iteration, "cells": [[s.api, s.case] for s in cells],
+        round_ = max(item.round for item in run.items) + 1
+        keys = extra_round(arms, [(s.api, s.case) for s in cells], round_, run.context.seed)
+        decided = {"round": round_, "cells": [[s.api, s.case] for s in cells],
                    "estimated_s": round(per_cell * len(cells))}
         return [ManifestEntry("sequential", {**sequential, "rounds": [*sequential["rounds"], decided]}),
                 Added(tuple(Item.parse(k, cases()) for k in keys))]

@@ -180,7 +180,7 @@ def common(spec: RunSpec, jmeter: str, run_id: str) -> dict:
         "created_at": now_iso(), "profile": spec.profile.name, "settings": spec.recorded(),
         "seed": spec.seed,
         "protocol": {**spec.profile.protocol(), "seed": spec.seed, "load": load_protocol(spec.engines)},
-        "order": order(spec.frameworks, spec.apis, spec.cases, spec.profile.iterations,
+        "order": order(spec.frameworks, spec.apis, spec.cases, spec.profile.rounds,
                        spec.profile.restart, spec.seed),
         "versions": runtime_versions(jmeter),
         "machine": machine(),

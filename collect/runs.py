@@ -50,7 +50,7 @@ class RunSpec:
         """The manifest's `settings`. Where the apps listen is recorded as decided once the engines
         answered (TESTBED_BIND_ADDRESS), which a resumed run reads back as its `bind`."""
         return {"profile": self.profile.settings(), "frameworks": list(self.frameworks),
-                "apis": list(self.apis), "cases": list(self.cases), "iterations": self.profile.iterations,
+                "apis": list(self.apis), "cases": list(self.cases), "iterations": self.profile.rounds,
                 "pin": LAYOUTS.get(self.pin, "auto"), "loadgen": self.loadgen,
                 "bind_address": bind_address(), "aa": self.aa,
                 **({"engines": [str(e) for e in self.engines], "ssl": self.ssl} if self.engines else {})}

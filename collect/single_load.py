@@ -96,7 +96,7 @@ def new_run(r: LoadRequest, root: Path, manifest: Callable[[str], dict]) -> runs
 
 def profile(r: LoadRequest, threads: int, rampup: float) -> Profile:
     """The run's one measurement as the options ask: one round, exactly --warmup seconds of warm-up."""
-    return Profile("load", "one case against an app already running (./testbed load)", iterations=1,
+    return Profile("load", "one case against an app already running (./testbed load)", rounds=1,
                    rampup_s=rampup, warmup_s=r.warmup, duration_s=r.duration, thread_cap=None,
                    restart="run", thread_count=threads)
 

@@ -4,8 +4,8 @@ from collect.extra_passes import hopeless
 
 
 def reference(jmeter_ms: float | None) -> dict:
-    """reference.json's figures of the default run 20261202-020945-quick (2 cores, every core
-    shared), with JMeter's CPU per request set to `jmeter_ms` (None: JMeter not measured)."""
+    """reference.json's figures of a default run on the 2-core machine (every core shared; collect/README.md,
+    "After the rounds"), with JMeter's CPU per request set to `jmeter_ms` (None: JMeter not measured)."""
     loadgens = {"wrk": {"at": "aspnet REST case 1, 100 connections", "loadgen_cpu_ms_per_req": 0.1172}}
     if jmeter_ms is not None:
         loadgens["jmeter"] = {"at": "aspnet REST case 1, 100 connections", "loadgen_cpu_ms_per_req": jmeter_ms}

@@ -26,7 +26,7 @@ def new_run(tmp_path, capacity: dict, profile: str = "latency") -> RunLoop:
         writer = csv.DictWriter(f, SUMMARY_COLUMNS, restval="")
         writer.writeheader()
         for (fw, case), (rps, validity, errors) in capacity.items():
-            writer.writerow({"framework": fw, "api": "rest", "case": case, "iteration": 1, "status": "ok",
+            writer.writerow({"framework": fw, "api": "rest", "case": case, "round": 1, "status": "ok",
                              "throughput_rps": rps, "validity": validity, "errors": errors})
     (tmp_path / MANIFEST).write_text(json.dumps(manifest))
     frameworks = {name: {"name": name, "apis": ["rest"], "dir": tmp_path} for name in ("a", "b")}
@@ -62,7 +62,7 @@ def test_rates_are_fractions_of_the_slowest_capacity_and_the_same_for_every_fram
     assert first != latency.planned(run, [cell], 2)
     for a, b in zip(first[::2], first[1::2]):  # each (case, step) slot's frameworks back to back
         assert ((a.step, a.target_rps) == (b.step, b.target_rps) and {a.item.framework, b.item.framework} == {"a", "b"})
-    assert all(m.pool_threads == 100 and m.capacity_rps == 1000 and m.item.iteration == 1 for m in first)
+    assert all(m.pool_threads == 100 and m.capacity_rps == 1000 and m.item.round == 1 for m in first)
 
 
 def test_an_invalid_but_error_free_capacity_is_used_and_said(tmp_path):

@@ -13,13 +13,13 @@ from collect.order import arms_in_slot, extra_round, order
 from collect.profiles import DEFAULT, PROFILES, RESTARTS
 
 
-def test_order_is_a_shuffled_permutation_per_iteration_and_repeats_with_its_seed():
+def test_order_is_a_shuffled_permutation_per_round_and_repeats_with_its_seed():
     first = order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 2, "case", seed=7)
     assert first == order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 2, "case", seed=7)
     assert first != order(["aspnet", "express"], ["rest", "graphql"], range(1, 19), 2, "case", seed=8)
     assert len(first) == len(set(first)) == 144
     one = [k for k in first if k.endswith("iter-01")]
-    assert first[:72] == one  # iteration 1 finishes before iteration 2 starts
+    assert first[:72] == one  # round 1 finishes before round 2 starts
     natural = [f"{f}/{a}/case-{c:02d}/iter-01" for f in ("aspnet", "express")
                for a in ("rest", "graphql") for c in range(1, 19)]
     assert one != natural and sorted(one) == sorted(natural)
@@ -32,9 +32,9 @@ def test_interleaved_rounds_run_the_frameworks_of_each_slot_back_to_back_in_a_se
     assert keys != order(frameworks, apis, numbers, 3, "run", seed=12)
     assert len(keys) == len(set(keys)) == 216
     items = [Item.parse(k, cases()) for k in keys]
-    assert [i.iteration for i in items] == sorted(i.iteration for i in items)  # round by round
+    assert [i.round for i in items] == sorted(i.round for i in items)  # round by round
     pairs = [items[i:i + 2] for i in range(0, 216, 2)]
-    assert all(a.api == b.api and a.case == b.case and a.iteration == b.iteration
+    assert all(a.api == b.api and a.case == b.case and a.round == b.round
                and {a.framework, b.framework} == set(frameworks) for a, b in pairs)
     first = [a.framework for a, _ in pairs]
     assert 20 < first.count("aspnet") < 88  # which one goes first is drawn per cell, not fixed
@@ -66,7 +66,7 @@ def test_three_arms_each_go_first_once_in_three_rounds_of_a_cell():
 
 def test_keys_name_the_results_folders_and_parse_back():
     item = Item.parse("express/graphql/case-08/iter-03", cases())
-    assert item == Item(framework="express", api="graphql", case=8, requests=250, rows=50, joins=0, iteration=3)
+    assert item == Item(framework="express", api="graphql", case=8, requests=250, rows=50, joins=0, round=3)
     assert item.key == "express/graphql/case-08/iter-03"
     assert Item.from_row({k: str(v) for k, v in item.fields().items()}) == item  # as a result file's row holds it
 
@@ -79,21 +79,21 @@ def test_every_profile_is_a_load_the_plans_accept(name):
     for seconds in (profile.rampup_s, profile.warmup_s, profile.duration_s):
         assert float(seconds).is_integer() and seconds >= 0
     assert profile.duration_s >= 1 and profile.rampup_s <= profile.warmup_s
-    assert profile.restart in RESTARTS and profile.iterations >= 1
+    assert profile.restart in RESTARTS and profile.rounds >= 1
     for case in cases().values():
         assert 1 <= profile.threads(case["requests"]) <= case["requests"]
 
 
 def test_the_default_profile_gives_paired_rounds_and_study_keeps_the_study_s_protocol():
     quick, study = PROFILES[DEFAULT], PROFILES["study"]
-    assert quick.paired and quick.iterations >= 3 and quick.protocol()["paired"] is True
-    assert not study.paired and study.iterations == 10 and study.restart == "case"
+    assert quick.paired and quick.rounds >= 3 and quick.protocol()["paired"] is True
+    assert not study.paired and study.rounds == 10 and study.restart == "case"
     assert study.protocol()["name"] == "per-case-restart"
 
 
 def test_a_thread_cap_caps_and_no_cap_is_the_case_s_own_load():
-    capped = replace(PROFILES["smoke"], iterations=3)
-    assert capped.iterations == 3 and PROFILES["smoke"].iterations == 1
+    capped = replace(PROFILES["smoke"], rounds=3)
+    assert capped.rounds == 3 and PROFILES["smoke"].rounds == 1
     assert capped.threads(capped.thread_cap + 1) == capped.thread_cap
     assert capped.threads(capped.thread_cap - 1) == capped.thread_cap - 1
     uncapped = [p for p in PROFILES.values() if p.thread_cap is None]
@@ -198,7 +198,7 @@ def test_sampler_stats_and_summary_row(tmp_path):
     assert stats["rss_peak_mb"] == 4.0 and stats["db_cpu_mean_pct"] == 20.0
     assert stats["loadgen_cpu_peak_pct"] == 120.0 and stats["loadgen_cpu_mean_pct"] == 100.0
     item = {"framework": "express", "api": "rest", "case": 1, "requests": 100, "rows": 1,
-            "joins": 0, "iteration": 1}
+            "joins": 0, "round": 1}
     summary = tmp_path / "summary.csv"
     results.append_summary(summary, results.summary_row(item, "ok", ["errors"], {"samples": 5}, stats))
     results.append_summary(summary, results.summary_row(item, "failed", [], {}, {}))

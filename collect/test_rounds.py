@@ -22,8 +22,8 @@ ARMS = ("aspnet", "express")
 
 def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 600) -> RunLoop:
     """Cases 1 (tight ratios), 2 (noisy) and 3 (express invalid) of REST, three rounds measured."""
-    profile = replace(PROFILES["quick"], iterations=3, budget_s=budget_s)
-    order = [item_key({"framework": f, "api": "rest", "case": c, "iteration": i})
+    profile = replace(PROFILES["quick"], rounds=3, budget_s=budget_s)
+    order = [item_key({"framework": f, "api": "rest", "case": c, "round": i})
              for i in (1, 2, 3) for c in (1, 2, 3) for f in ARMS]
     manifest = {"settings": {"profile": profile.settings()}, "order": order, "seed": 7,
                 "created_at": created_at, "sequential": rounds.protocol(profile),
@@ -33,7 +33,7 @@ def run_after_three_rounds(tmp_path, created_at: str, budget_s: float | None = 6
     run = RunLoop(RunContext(tmp_path, manifest, frameworks, "jmeter", EXTERNAL), stream=io.StringIO())
     express = {1: (500, 505, 500), 2: (400, 600, 500), 3: (500, 500, 500)}
     for item in run.items:
-        rps = 1000 if item.framework == "aspnet" else express[item.case][item.iteration - 1]
+        rps = 1000 if item.framework == "aspnet" else express[item.case][item.round - 1]
         valid = "invalid" if item.framework == "express" and item.case == 3 else "valid"
         append_summary(tmp_path / SUMMARY, summary_row(item.fields(), "ok", [], {"throughput_rps": rps}, {},
                                                        {"validity": valid}))
@@ -53,7 +53,7 @@ def test_only_the_cell_whose_interval_is_wide_gets_another_round(tmp_path):
     more = added(run)
     # Case 1's three ratios differ by 1 %: even at t(0.9875, 2) = 6.2 (benchlib/stopping.py) its interval is ±2 %.
     # Case 3 failed its checks in every round: more of the same would not help.
-    assert sorted((i.framework, i.case, i.iteration) for i in more) == [("aspnet", 2, 4), ("express", 2, 4)]
+    assert sorted((i.framework, i.case, i.round) for i in more) == [("aspnet", 2, 4), ("express", 2, 4)]
     assert [i.key for i in more] == run.context.manifest["order"][-2:] and run.items[-2:] == more
     assert more[0].requests == cases()[2]["requests"]
     assert run.context.manifest["sequential"]["rounds"] == [
@@ -89,7 +89,7 @@ def test_the_budget_leaves_room_for_the_passes_at_the_rounds_they_measure(tmp_pa
     its 3 rounds: the extra rounds' budget reserves exactly that."""
     run = run_after_three_rounds(tmp_path, "2099-01-01T00:00:00Z")
     profile = run.context.profile
-    assert (profile.memory_rounds, profile.crosscheck_iterations()) == (2, 2)
+    assert (profile.memory_rounds, profile.crosscheck_round_count()) == (2, 2)
     assert extra_passes.memory_s(run) == 3 * len(ARMS) * 2 * (profile.memory_s + extra_passes.OVERHEAD_S["memory"])
     # Of cases 1-3 only case 1 is one the cross-check measures again, after wrk's ceiling at its
     # 100 connections (the run's generator is JMeter).
@@ -97,4 +97,4 @@ def test_the_budget_leaves_room_for_the_passes_at_the_rounds_they_measure(tmp_pa
     assert ceiling.estimate_s(run, "wrk", [100]) == wrk_ceiling
     assert extra_passes.crosscheck_s(run) == \
         wrk_ceiling + len(ARMS) * 2 * (profile.longest() + extra_passes.OVERHEAD_S["crosscheck"])
-    assert replace(profile, iterations=1).crosscheck_iterations() == 1
+    assert replace(profile, rounds=1).crosscheck_round_count() == 1

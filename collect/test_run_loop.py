@@ -64,7 +64,7 @@ def test_one_jmeter_process_measures_the_rest_of_a_round_or_with_fresh_apps_one_
         batches.append(next_batch(todo, run.context.profile))
         todo = todo[len(batches[-1]):]
     assert [len(b) for b in batches] == sizes
-    assert all(len({item.iteration for item in b}) == 1 for b in batches)
+    assert all(len({item.round for item in b}) == 1 for b in batches)
 
 
 def test_with_fresh_apps_per_slot_a_batch_is_one_slot_s_items(tmp_path):
@@ -76,7 +76,7 @@ def test_with_fresh_apps_per_slot_a_batch_is_one_slot_s_items(tmp_path):
         batches.append(next_batch(todo, slot))
         todo = todo[len(batches[-1]):]
     assert [len(b) for b in batches] == [2, 2, 2, 2]
-    assert all(len({(i.iteration, i.api, i.case) for i in b}) == 1 for b in batches)
+    assert all(len({(i.round, i.api, i.case) for i in b}) == 1 for b in batches)
     assert slot.paired and slot.protocol()["apps"].startswith("started afresh for each (API, case)")
 
 

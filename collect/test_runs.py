@@ -20,7 +20,7 @@ def test_a_spec_is_built_by_name_and_never_changes():
     spec = request.spec(Path("results"), {"aspnet": {}, "express": {}})
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.seed = 8
-    assert (spec.profile.iterations, spec.profile.restart, spec.seed) == (5, "slot", 7)
+    assert (spec.profile.rounds, spec.profile.restart, spec.seed) == (5, "slot", 7)
     assert spec.frameworks == ("aspnet", "express") and spec.loadgen == "auto"
 
 

@@ -14,8 +14,8 @@ import json
 
 from benchlib.apps import frameworks, served_apis
 from benchlib.cases import STUDY_PAIR
-from benchlib.results import (CEILING, CROSSCHECK, LATENCY_STATES, MEMORY, REFERENCE, SUMMARY_COLUMNS,
-                              VALIDITY_STATES)
+from benchlib.results import (CEILING, CROSSCHECK, LATENCY_VERDICTS, MEMORY, REFERENCE, SUMMARY_COLUMNS,
+                              VALIDITY_VERDICTS)
 from collect.conftest import run_testbed
 
 LAYOUT = ("run.json", "results.jtl", "proc.csv", "top.csv", "app.log")
@@ -54,8 +54,8 @@ def test_smoke_profile_runs_every_framework_and_request_shape_through_every_phas
         assert int(row["samples"]) > 0 and "errors" not in row["flags"], (where, row)
         assert float(row["cpu_mean_pct"]) >= 0 and float(row["rss_peak_mb"]) > 0
         # Every item is judged, and says why when it is not valid.
-        assert row["validity"] in VALIDITY_STATES and (row["validity"] == "valid") != bool(row["validity_reasons"])
-        assert row["latency_validity"] in LATENCY_STATES and row["loadgen"] == "wrk"
+        assert row["validity"] in VALIDITY_VERDICTS and (row["validity"] == "valid") != bool(row["validity_reasons"])
+        assert row["latency_validity"] in LATENCY_VERDICTS and row["loadgen"] == "wrk"
         assert int(row["threads"]) == 10 and float(row["app_cpu_ms_per_req"]) > 0 and float(row["ceiling_rps"]) > 0
         assert float(row["loadgen_cpu_ms_per_req"]) >= 0 and row["other_cpu_pct"] != ""
         for name in LAYOUT:
@@ -88,12 +88,12 @@ def test_smoke_profile_runs_every_framework_and_request_shape_through_every_phas
     crosscheck = read_csv(run / CROSSCHECK)
     assert {(r["framework"], r["api"], r["case"]) for r in crosscheck} == {k for k in ok if k[2] in ("1", "13", "18")}
     assert {r["loadgen"] for r in crosscheck} == {"jmeter"} \
-        and all(r["validity"] in VALIDITY_STATES for r in crosscheck)
+        and all(r["validity"] in VALIDITY_VERDICTS for r in crosscheck)
     assert (run / "crosscheck" / "express" / "rest" / "case-01" / "iter-01" / "results.jtl").exists()
     # The memory pass: --memory-rounds fresh processes per arm and case, whatever the rounds.
     memory = read_csv(run / MEMORY)
     assert manifest["settings"]["profile"]["memory_rounds"] == 2
-    assert sorted((r["framework"], r["api"], r["case"], r["iteration"]) for r in memory) == \
+    assert sorted((r["framework"], r["api"], r["case"], r["round"]) for r in memory) == \
         sorted((*k, i) for k in ok if k[2] in ("1", "13", "18") for i in ("1", "2"))
     assert all(float(r["hwm_mb"]) > 0 for r in memory)
     assert manifest["validity"]["numbers"]["ceiling_share"] > 0

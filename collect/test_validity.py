@@ -55,9 +55,10 @@ def test_a_trend_or_a_scatter_beyond_counting_noise_is_not_steady_state():
 
 
 def test_the_servers_own_wander_is_steady_state_and_a_drift_beyond_it_is_not():
-    # Two windows of ASP.NET Core's GraphQL items in one default run (20261127-165609-quick): case 5
-    # rises 24 % the way a steady server wanders within 3 s (least squares on independent bins said
-    # p 0.008), case 14 falls 60 %, beyond anything steady windows showed.
+    # A steady server's wander must pass and a real drift must not: two windows of ASP.NET Core's
+    # GraphQL items in one default run, case 5 rising 24 % as steady servers wander (independent bins
+    # said p 0.008) and case 14 falling 60 % (collect/README.md, "The steady-state check and the
+    # servers' own wander").
     wanders = [1166.667, 1203.333, 1256.667, 1110.0, 1180.0, 1143.333, 1243.333, 1410.0, 1416.667, 1503.333]
     drifts = [2370.0, 2443.333, 1973.333, 2330.0, 2013.333, 1840.0, 1526.667, 1650.0, 1390.0, 1343.333]
     steady = check(summary(bin_rps=wanders))
@@ -105,9 +106,10 @@ def test_a_load_generator_holding_much_of_a_full_machine_bounds_the_app_it_denie
 
 
 def test_a_load_generator_costing_near_the_servers_cpu_per_request_bounds_it_even_with_room_on_the_machine():
-    # JMeter on Express.js's GraphQL case 18 (run 20261128-113852's cross-check): the machine 85 %
-    # busy, yet the event loop waited for a core a quarter of the window; 0.70 of the server's CPU
-    # per request, and 0.82 of wrk's throughput.
+    # A generator that costs most of the server's CPU per request bounds it even on a machine with
+    # room: JMeter's cross-check item of Express.js's GraphQL case 18, with the machine 85 % busy,
+    # measured 0.82 of wrk's throughput at 0.70 of the server's CPU per request (collect/README.md,
+    # Validity, "the load generator's cost beside the server").
     jmeter = {"cpu_mean_pct": 83.35, "db_cpu_mean_pct": 16.33, "loadgen_cpu_mean_pct": 69.7,
               "other_cpu_pct": 1.0, "steal_pct": 0.0}
     window = summary(samples=2101, throughput_rps=700.3, window_s=3.0)

@@ -23,7 +23,7 @@ from collect.profiles import Profile
 # Little's law within 10 % holds only when no other test competes for the cores.
 pytestmark = pytest.mark.alone
 
-SHORT = Profile("test", "short windows", iterations=1, rampup_s=0.3, warmup_s=0.5, duration_s=1.0,
+SHORT = Profile("test", "short windows", rounds=1, rampup_s=0.3, warmup_s=0.5, duration_s=1.0,
                 thread_cap=None, restart="run", warmup_cap_s=1.0)
 
 
@@ -44,7 +44,7 @@ def express(tmp_path_factory, forum):
 def item(case: int, connections: int) -> Item:
     shape = cases()[case]
     return Item(framework="express", api="rest", case=case, requests=connections, rows=shape["rows"],
-                joins=shape["joins"], iteration=1)
+                joins=shape["joins"], round=1)
 
 
 def test_a_wrk_batch_measures_each_measurement_in_its_own_window_with_a_row_per_request(express, tmp_path):

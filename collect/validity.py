@@ -35,10 +35,10 @@ LITTLE_TOLERANCE = 0.10
 # beyond what counting alone explains.
 TREND_PCT = 15.0
 TREND_ALPHA = 0.01
-# The slope's least-squares t assumes independent bins, but the servers' throughput wanders on a
-# scale of 2-3 s, which gives steady windows' t a spread of about 2, so t is divided by it (the
-# measurements, and what a 3 s window then cannot tell: collect/README.md, "The steady-state check
-# and the servers' own wander").
+# The slope's least-squares t assumes independent bins, but the servers' throughput wanders over a
+# few seconds, which widens steady windows' t by this much, so t is divided by it (the measurements,
+# and what a short window then cannot tell: collect/README.md, "The steady-state check and the
+# servers' own wander").
 WANDER_T_SCALE = 2.0
 SPREAD_CV = 0.25
 # The load generator's ceiling (collect/ceiling.py): a cell at this share of what the generator
@@ -240,7 +240,7 @@ def protocol(profile, remote_engines: bool) -> dict:
                    if remote_engines else "the load generator against an app's 404 at each thread count, "
                                           "repeated until two attempts agree, before and after the rounds",
         "crosscheck": f"the other load generator on cases {', '.join(map(str, profile.crosscheck_cases))}, in "
-                      f"{profile.crosscheck_iterations()} of the rounds, through the same windows and checks"
+                      f"{profile.crosscheck_round_count()} of the rounds, through the same windows and checks"
                       + ("" if profile.crosscheck_always else
                          " (not measured where the reference work shows its CPU per request above the "
                          "servers': crosscheck.skipped)")

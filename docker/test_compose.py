@@ -464,12 +464,12 @@ def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
     assert result.returncode == 0, result.stderr
     profile = PROFILES[services()["jmeter"]["environment"]["PROFILE"]]
     commands = [shlex.split(line) for line in result.stdout.splitlines() if line.startswith("jmeter ")]
-    assert len(commands) == profile.iterations, result.stdout
+    assert len(commands) == profile.rounds, result.stdout
     for n, command in enumerate(commands, start=1):
         batch = tmp_path / "RUN_ID" / "batches" / f"{n:03d}"
         assert command == jmeter_command("jmeter", batch / "plan.jmx", batch / "jmeter.log")
     measured = [MEASUREMENT.match(line).groups() for line in result.stdout.splitlines() if line.startswith("  ")]
-    assert len(measured) == 2 * profile.iterations * sum(
+    assert len(measured) == 2 * profile.rounds * sum(
         len(apis) for f, (_, _, apis) in targets().items() if f in default_frameworks()), result.stdout
     for framework, api, case, host, port, threads, rampup, warmup, cap, window in measured:
         assert (host, int(port)) == targets()[framework][:2], framework
@@ -617,7 +617,7 @@ def test_a_runner_stopped_by_ctrl_c_leaves_an_interrupted_run_that_resume_finish
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert json.loads((run / "state.json").read_text())["status"] == "complete"
     rows = summary_rows(run / "summary.csv")
-    assert sorted((r["case"], r["iteration"]) for r in rows) == [("1", "1"), ("1", "2"), ("4", "1"), ("4", "2")]
+    assert sorted((r["case"], r["round"]) for r in rows) == [("1", "1"), ("1", "2"), ("4", "1"), ("4", "2")]
     for r in rows:
-        item = run / "express" / "rest" / f"case-{int(r['case']):02d}" / f"iter-{int(r['iteration']):02d}"
+        item = run / "express" / "rest" / f"case-{int(r['case']):02d}" / f"iter-{int(r['round']):02d}"
         assert json.loads((item / "run.json").read_text())["status"] == r["status"]

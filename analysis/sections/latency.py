@@ -29,7 +29,7 @@ def write_tables(run: Run, reference: str | None, objective: slo.Objective, tabs
 
 def run_text(run: Run) -> str:
     """Said once under a latency run's summary: its closed-model rounds only set the rates."""
-    rounds = tables.ok_rows(run)["iteration"].nunique()
+    rounds = tables.ok_rows(run)["round"].nunique()
     return ("This is a latency run (`--profile latency`): its closed-model round measured each framework's "
             "capacity, from which the arrival rates were set, and its main result is \"Latency at a given "
             f"rate\" below. The closed-model answer further down rests on {rounds} round{'s' if rounds != 1 else ''}"

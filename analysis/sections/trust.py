@@ -11,13 +11,13 @@ from analysis.item_counts import ItemCounts, counts
 from analysis.load import Run, run_table
 from analysis.metrics import case_label
 from analysis.render import Doc
-from analysis.tables import report_order
+from analysis.tables import REPORTED_ROUND, report_order
 from benchlib.cases import STUDY_PAIR
 from benchlib.results import CEILING, CEILING_COLUMNS, CEILING_V3_COLUMNS, METRIC_FIELDS, VALIDITY_FIELDS
 
 ASPNET, EXPRESS = STUDY_PAIR
 # The checks' own columns, as the appendix lists them (summary.csv's VALIDITY_FIELDS).
-CHECK_COLUMNS = ["framework", "api", "case", "iteration", "status", "validity", *(
+CHECK_COLUMNS = ["framework", "api", "case", "round", "status", "validity", *(
     f for f in VALIDITY_FIELDS if f not in ("validity", "validity_reasons")), "validity_reasons", *METRIC_FIELDS]
 
 
@@ -215,8 +215,8 @@ def memory_table(doc: Doc, run: Run, tabs: Path) -> None:
 
 def appendix(doc: Doc, run: Run, tabs: Path) -> None:
     """Every check of every item, from summary.csv's validity columns (tables/validity.csv)."""
-    items = run.summary[CHECK_COLUMNS].sort_values(["framework", "api", "case", "iteration"], key=report_order,
-                                                   ignore_index=True)
+    items = run.summary[CHECK_COLUMNS].sort_values(["framework", "api", "case", "round"], key=report_order,
+                                                   ignore_index=True).rename(columns={"round": REPORTED_ROUND})
     items.to_csv(tabs / "validity.csv", index=False)
     doc.heading(2, "Appendix: every check of every item")
     doc.para("As summary.csv records them (collect/validity.py; thresholds in the manifest's `validity`): "

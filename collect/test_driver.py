@@ -46,7 +46,7 @@ class Counting(Stages):
 def two(tmp_path) -> Batch:
     shape = cases()[1]
     item = Item(framework="toy", api="rest", case=1, requests=1, rows=shape["rows"], joins=shape["joins"],
-                iteration=1)
+                round=1)
     return Batch(tmp_path, [Measurement(item, "127.0.0.1", 1)] * 2, time.time())
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchlib import interrupts
+from benchlib import jtl as jtl_file
+from benchlib.results import JTL, PROC
 from collect import item_stats, remote
 from collect.batch import Batch
 
@@ -147,3 +149,16 @@ def trim_to_window(batch: Batch, folder: Path, start_s: float, end_s: float, rol
     roles = {**roles, **{role: role for role in batch.controller_roles}}
     for sampled in sorted(batch.raw.iterdir()):  # proc.csv, and top.csv where top ran
         item_stats.trim(sampled, folder / sampled.name, start_s, end_s, roles)
+
+
+def trimmed_stats(folder: Path, batch: Batch, roles: dict[str, str],
+                  window_ms: tuple[int, int] | None = None) -> tuple[dict, dict]:
+    """The batch's sampler files cut into `folder` to the measured window (`window_ms`, epoch ms,
+    or else as its JTL's labels show it), t_s from the window's start, keeping `roles`
+    (trim_to_window); (window, stats)."""
+    t0 = batch.t0
+    start, end = jtl_file.window_bounds(folder / JTL, window_ms) or (t0, t0)
+    window = {"t0_epoch": t0, "start_s": start - t0, "end_s": end - t0,
+              "measured_ms": list(window_ms) if window_ms else None}
+    trim_to_window(batch, folder, window["start_s"], window["end_s"], roles)
+    return window, item_stats.sampler_stats(folder / PROC)

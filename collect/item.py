@@ -4,12 +4,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchlib import jtl as jtl_file
 from benchlib.items import EngineLoad, Item, Record
-from benchlib.results import JTL, PROC
 from collect import item_stats, validity
-from collect.batch import Batch
-from collect.driver import trim_to_window
 from collect.profiles import Profile
 from collect.run_manifest import now_iso
 
@@ -32,19 +28,6 @@ def new_record(item: Item, profile: Profile) -> Record:
     return Record(item=item, started_at=now_iso(), load={
         "threads": profile.threads(item.requests), "rampup_s": profile.rampup_s,
         "warmup_s": profile.warmup_s, "duration_s": profile.duration_s})
-
-
-def trimmed_stats(folder: Path, batch: Batch, roles: dict[str, str],
-                  window_ms: tuple[int, int] | None = None) -> tuple[dict, dict]:
-    """The batch's sampler files cut into `folder` to the measured window (`window_ms`, epoch ms,
-    or else as its JTL's labels show it), t_s from the window's start, keeping `roles`
-    (collect/driver.py trim_to_window); (window, stats)."""
-    t0 = batch.t0
-    start, end = jtl_file.window_bounds(folder / JTL, window_ms) or (t0, t0)
-    window = {"t0_epoch": t0, "start_s": start - t0, "end_s": end - t0,
-              "measured_ms": list(window_ms) if window_ms else None}
-    trim_to_window(batch, folder, window["start_s"], window["end_s"], roles)
-    return window, item_stats.sampler_stats(folder / PROC)
 
 
 def judge(summary: dict, stats: dict, threads: int, loadgen_cores: int, machine_cores: int,

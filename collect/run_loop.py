@@ -30,8 +30,8 @@ from collect.phase_run import Added, Ceilings, Effect, ManifestEntry
 from collect.phases import PHASES, ROUNDS, Phase, after_rounds_s, allowed
 from collect.remote import EngineLost
 from collect.batch import LOADGENS, Batch, Measurement
-from collect.driver import Ending, Stages, drive, finished
-from collect.item import LOADGEN_SLACK_S, copy_log, judge, log_tail, outcome_line, trimmed_stats
+from collect.driver import Ending, Stages, drive, finished, trimmed_stats
+from collect.item import LOADGEN_SLACK_S, copy_log, judge, log_tail, outcome_line
 from collect.item_files import ItemFiles
 from collect.run_context import RunContext
 from collect.samplers import LOADGEN_ROLE, MACHINE_ROLES

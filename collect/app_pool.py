@@ -74,19 +74,23 @@ class AppPool:
         """Starts the apps side by side and waits until each is ready (a fresh process each)."""
         started = {}
         self.logs.mkdir(exist_ok=True)
-        for name in names:
-            framework = self.frameworks[name]
-            log = self.logs / f"{name}-{datetime.now(timezone.utc).strftime('%H%M%S%f')}.log"
-            with pinning.launching_on(self.cores()):
-                started[name] = (apps.start_app(framework, apps.port(framework), log), log)
-        for name, (proc, log) in started.items():
-            framework = self.frameworks[name]
-            try:
-                apps.wait_ready(framework, apps.port(framework), proc, log)
-            except UserError as e:
-                for other, _ in started.values():
-                    stop_group(other)
-                raise AppFailed(f"{name} did not become ready: {e}", log_tail(log)) from None
+        try:
+            for name in names:
+                framework = self.frameworks[name]
+                log = self.logs / f"{name}-{datetime.now(timezone.utc).strftime('%H%M%S%f')}.log"
+                with pinning.launching_on(self.cores()):
+                    started[name] = (apps.start_app(framework, apps.port(framework), log), log)
+            for name, (proc, log) in started.items():
+                try:
+                    apps.wait_ready(self.frameworks[name], apps.port(self.frameworks[name]), proc, log)
+                except UserError as e:
+                    raise AppFailed(f"{name} did not become ready: {e}", log_tail(log)) from None
+        except BaseException:
+            # Not in `running` yet, so stop_all would miss them: an app that never became ready, or
+            # one a Ctrl-C caught starting, would stay on its port and refuse the resumed run's.
+            for proc, _ in started.values():
+                stop_group(proc)
+            raise
         for name, (proc, log) in started.items():
             self.running[name] = RunningApp(name, proc, log, apps.sampled_pid(self.frameworks[name], proc))
             self.loaded[name] = loaded_report(log)

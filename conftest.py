@@ -33,10 +33,10 @@ def isolated_testbed(tmp_path_factory):
 # files fill in around them. Only the order changes: a file missing from this list, or a list out
 # of date, costs time, never a result.
 LONGEST_FIRST = (
-    "collect/test_faults.py", "collect/test_smoke.py", "collect/test_remote.py", "collect/test_remote_faults.py",
-    "collect/test_remote_latency.py", "cli/test_new.py", "analysis/test_answer.py", "analysis/test_latency.py",
-    "analysis/test_report.py", "analysis/test_variants.py", "collect/test_smoke_variants.py", "contract/test_verify.py",
-    "docker/test_compose.py")
+    "collect/run/test_faults.py", "collect/run/test_smoke.py", "collect/load/test_remote.py",
+    "collect/load/test_remote_faults.py", "collect/load/test_remote_latency.py", "cli/test_new.py",
+    "analysis/test_answer.py", "analysis/test_latency.py", "analysis/test_report.py", "analysis/test_variants.py",
+    "collect/run/test_smoke_variants.py", "contract/test_verify.py", "docker/test_compose.py")
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent without it

@@ -14,13 +14,13 @@ PROJECT = {LIBRARY, "cli", "collect", "analysis", "contract", "bench", "seed", "
 SKIP = {"node_modules", ".testbed", "results", "bin", "obj", ".git"}
 # The only function-level imports of project code: a subcommand that needs a heavy or optional
 # dependency (pandas and matplotlib; a MySQL driver) imports its stage when it runs, and so does the
-# end of a run, which prints the report's bottom line (collect/progress.py).
+# end of a run, which prints the report's bottom line (collect/passes/progress.py).
 LAZY = {("cli/report.py", "analysis.report"), ("cli/report.py", "benchlib.results"),
         ("cli/compare.py", "analysis.compare"), ("cli/compare.py", "analysis.compare_report"),
         ("cli/compare.py", "benchlib.results"),
         ("cli/pool.py", "analysis.answer"), ("cli/pool.py", "analysis.pool"), ("cli/pool.py", "analysis.pool_report"),
         ("cli/pool.py", "benchlib.results"),
-        ("cli/verify.py", "contract.verify"), ("collect/progress.py", "analysis")}
+        ("cli/verify.py", "contract.verify"), ("collect/passes/progress.py", "analysis")}
 # Files analysis may read that are not result files: the study's published numbers, the report's
 # own figures when they are embedded in its HTML, and the reports the behaviour check compares.
 ANALYSIS_INPUTS = {("analysis/study.py", "STUDY_CSV"), ("analysis/render.py", "block[1]"),
@@ -100,3 +100,26 @@ def test_no_module_outgrows_one_job():
             ((rel, len((ROOT / rel).read_text().splitlines())) for rel, _ in ALL)
             if lines > MAX_LINES and not rel.name.startswith(("test_", "conftest"))]
     assert not long, f"over {MAX_LINES} lines, split along a seam: {', '.join(long)}"
+
+
+# collect/'s rooms, from the top: a room imports only itself and the rooms below it, so the run's
+# loop sits on the passes, the passes on the load, the load on the items (collect/README.md).
+ROOMS = ("run", "passes", "load", "items")
+
+
+@pytest.mark.parametrize("rel, tree", [(r, t) for r, t in ALL if r.parts[0] == "collect" and len(r.parts) > 2
+                                       and not r.name.startswith(("test_", "conftest"))],
+                         ids=lambda x: str(x) if isinstance(x, Path) else "")
+def test_collect_rooms_import_only_the_rooms_below(rel, tree):
+    room = rel.parts[1]
+    for module, _ in imports(tree):
+        parts = module.split(".")
+        if parts[0] == "collect" and len(parts) > 1 and parts[1] in ROOMS:
+            assert ROOMS.index(parts[1]) >= ROOMS.index(room), \
+                f"{rel} imports {module}: the {room} room sits above the {parts[1]} room"
+
+
+def test_every_collect_module_is_in_a_room():
+    loose = [r.as_posix() for r, _ in ALL if r.parts[0] == "collect" and len(r.parts) == 2
+             and r.name not in ("__init__.py", "conftest.py")]
+    assert not loose, f"put {', '.join(loose)} in one of collect/'s rooms ({', '.join(ROOMS)})"

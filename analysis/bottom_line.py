@@ -1,6 +1,6 @@
 """The bottom line: what a team choosing a stack asks first (which framework served more, by how
 much, at what CPU per request and memory, and how sure), in a few sentences written from the run's
-own figures. The report opens with it and the console ends with it (collect/progress.py), both from
+own figures. The report opens with it and the console ends with it (collect/passes/progress.py), both from
 `sentences`, so the two say the same thing.
 
 Per comparison (the reference over each other framework, as the answer has them) and API: in how

@@ -1,4 +1,4 @@
-"""The other load generator's ratio beside the run's own (crosscheck.csv, collect/extra_passes.py):
+"""The other load generator's ratio beside the run's own (crosscheck.csv, collect/passes/extra_passes.py):
 the profile's cross-check cases (1, 13 and 18; the quick profile's 1 and 18) of each API, every arm,
 in interleaved rounds at the case's concurrency, measured
 again by the other load generator (JMeter when wrk measured the run, wrk when JMeter did). From

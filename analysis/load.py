@@ -16,7 +16,7 @@ from benchlib.results import (LATENCY, LATENCY_COLUMNS, MANIFEST, METRIC_FIELDS,
                               load_jtl, load_latency_jtl, load_manifest, load_proc, load_run_table,
                               load_summary)
 
-# The first schema whose items carry their validity checks (collect/validity.py), and the first
+# The first schema whose items carry their validity checks (collect/items/validity.py), and the first
 # that judges the throughput and the response times apart.
 CHECKED_SCHEMA = 3
 PER_METRIC_SCHEMA = 4
@@ -25,7 +25,7 @@ PER_METRIC_SCHEMA = 4
 @dataclass
 class Run:
     """A finished (or partial) run's results; not to be confused with the run being measured
-    (collect/run_loop.py's RunLoop)."""
+    (collect/run/run_loop.py's RunLoop)."""
     dir: Path
     manifest: Manifest     # read once into records (analysis/records.py)
     summary: pd.DataFrame  # one row per framework x api x case x round, validated
@@ -103,7 +103,7 @@ def littles_mean_ms(summary: pd.DataFrame, closed_loop: bool) -> pd.Series:
     analysis.claims TIME). It includes the load generator's own time per request
     (loadgen_ms_per_req: a median of -0.05 ms, half of the items within -0.6 and 0.1 ms, on a
     default run's items with valid response times, against means of 20 ms and more). Only a checked
-    run's items are known to be such loops (collect/validity.py checks Little's law on them); older
+    run's items are known to be such loops (collect/items/validity.py checks Little's law on them); older
     runs, whose threads could wait between requests, keep the sample mean."""
     if not closed_loop:
         return summary["mean_ms"]

@@ -1,4 +1,4 @@
-"""Memory per case from fresh processes (memory.csv, the memory pass of collect/extra_passes.py):
+"""Memory per case from fresh processes (memory.csv, the memory pass of collect/passes/extra_passes.py):
 each arm's app restarted just before the case and loaded by wrk at the case's concurrency; `hwm_mb`
 is its own high-water mark (VmHWM). summary.csv's rss_peak_mb is the RSS of apps that served the
 whole run, so it carries every case before it; a schema-3 run with memory.csv answers memory from

@@ -8,7 +8,7 @@ metric) family the model is d_cr = μ_c + δ·s_cr + ε (s = +1 numerator first,
 cell's own ratio), fitted within cells: δ̂ = Σ s̃·d̃ / Σ s̃² over the cell-centred values, its
 standard error from the residuals on N - C - 1 degrees of freedom. A cell whose rounds all had the
 same arm first says nothing about δ (its s̃ is 0), which is why the run counterbalances the order
-per cell (collect/order.py arms_in_slot): there δ cancels in the cell's mean, but for the odd
+per cell (collect/passes/order.py arms_in_slot): there δ cancels in the cell's mean, but for the odd
 round, which leaves ±δ/n.
 
 The table gives exp(2δ): the ratio measured with the numerator first over the same ratio with it

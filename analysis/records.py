@@ -24,7 +24,7 @@ from types import MappingProxyType
 from benchlib.results import MANIFEST, ResultFileError, check_manifest
 from benchlib.stopping import TARGET
 
-# What collect/validity.py judged an item's throughput against (validity.numbers.ceiling_share)
+# What collect/items/validity.py judged an item's throughput against (validity.numbers.ceiling_share)
 # before the manifest recorded it.
 CEILING_SHARE = 0.8
 EMPTY: Mapping = MappingProxyType({})

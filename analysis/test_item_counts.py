@@ -15,7 +15,7 @@ from analysis.item_counts import counts
 from analysis.load import load_run
 from analysis.report import write_report
 from benchlib.results import V4_COLUMNS, summary_rows
-from collect.progress import final_report
+from collect.passes.progress import final_report
 
 CHECKED_RUN = "20261125-063724-smoke"
 # (framework, api, case, iteration) -> what the item becomes; every other ok item is made valid.

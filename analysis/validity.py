@@ -1,5 +1,5 @@
 """Which items the analysis may use, and for which metric, from the checks every item of a checked
-run carries (collect/validity.py, collect/README.md "Validity"), and what a cell that has none can
+run carries (collect/items/validity.py, collect/README.md "Validity"), and what a cell that has none can
 say.
 
 An item's throughput is `valid`, `bound` (the load generator set it: a lower bound of the app's) or

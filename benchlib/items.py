@@ -1,5 +1,5 @@
 """One item of a run (framework x API x case x round) and its run.json, typed once for the
-writer (collect/), the resume (collect/item_files.py) and the reader (analysis/); the files
+writer (collect/), the resume (collect/items/item_files.py) and the reader (analysis/); the files
 themselves are described in docs/results-format.md and named in benchlib/results.py.
 
 A run.json is built whole from a Record and written whole: the writer never patches a dict, and the
@@ -89,9 +89,9 @@ class Record:
     db_note: str | None = None                   # why not
     socket_errors: dict | None = None            # wrk's lost connections, by kind
     loadgen_cores: int | None = None
-    window: dict | None = None                   # the measured window (collect/item.py trimmed_stats)
+    window: dict | None = None                   # the measured window (collect/items/item.py trimmed_stats)
     results: dict | None = None                  # the JTL's summary and the samplers' figures
-    checks: dict | None = None                   # collect/validity.py's VALIDITY_FIELDS
+    checks: dict | None = None                   # collect/items/validity.py's VALIDITY_FIELDS
     engines: list[EngineLoad] | None = None      # None: no remote engine sent its load
     log_tail: str | None = None                  # the end of the log that explains a failure
 

@@ -15,7 +15,7 @@ WARMUP_PREFIX = "warmup "
 # The summary.csv columns a JTL gives, in summary.csv's order.
 JTL_FIELDS = ("samples", "errors", "error_pct", "throughput_rps", "mean_ms", "min_ms", "max_ms",
               "p50_ms", "p90_ms", "p95_ms", "p99_ms", "in_flight_mean")
-# What the window's edges did, for the validity checks (collect/validity.py).
+# What the window's edges did, for the validity checks (collect/items/validity.py).
 EDGE_FIELDS = ("window_s", "completed_threads", "in_flight_start", "in_flight_end", "spanning")
 # The window is cut into this many bins for the steady-state check.
 BINS = 10

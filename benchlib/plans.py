@@ -101,7 +101,7 @@ def csv_data_set(name, filename, variable, share_mode="shareMode.all", once=Fals
 def request(api, key, rows) -> tuple[str, str, str | None]:
     """(method, path, body or None) of the endpoint `key` for `rows`, with the ids still as
     JMeter's ${comment_id} / ${user_id}: the one description JMeter's plans and wrk's script
-    (benchlib/wrk_measure.lua, through collect/batch.write_wrk_plan) both send."""
+    (benchlib/wrk_measure.lua, through collect/load/batch.write_wrk_plan) both send."""
     ep = ENDPOINTS[key]
     if api == "rest":
         return "GET", ep["path"].replace("{rows}", rows), None
@@ -190,7 +190,7 @@ def json_check(api, key, rows):
                    prop("boolProp", "INVERT", False), prop("boolProp", "ISREGEX", regex))
 
 
-# The load generator's ceiling (collect/ceiling.py) is measured against a path no implementation
+# The load generator's ceiling (collect/passes/ceiling.py) is measured against a path no implementation
 # serves: the app answers 404 from its router, with no database and no serialisation of rows, so
 # nearly all the CPU a request costs is the load generator's own.
 CEILING_PATH = "/testbed-ceiling"

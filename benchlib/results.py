@@ -52,12 +52,12 @@ def _old_names(columns) -> list[str]:
 
 JTL = "results.jtl"
 PROC = "proc.csv"
-# Version 3, at the run's root: the load generator's ceiling (collect/ceiling.py), the second
-# tool's measurements of some cells and memory per case (collect/extra_passes.py).
+# Version 3, at the run's root: the load generator's ceiling (collect/passes/ceiling.py), the second
+# tool's measurements of some cells and memory per case (collect/passes/extra_passes.py).
 CEILING = "ceiling.csv"
 CEILING_V3_COLUMNS = ["threads", "iteration", "target", "window_s", "samples", "throughput_rps", "mean_ms",
                       "loadgen_cpu_mean_pct", "app_cpu_mean_pct", "machine_cpu_pct"]
-# Version 4 (collect/ceiling.py): `when` before or after the rounds, `attempt` counts the repeats
+# Version 4 (collect/passes/ceiling.py): `when` before or after the rounds, `attempt` counts the repeats
 # until two agree; `loadgen_capacity_pct` is the CPU the generator can use (% of one core: its CPU
 # set, or its threads if fewer), `saturated` whether it used 90 % of that, and `ceiling_rps` the
 # ceiling itself: throughput_rps when saturated, else throughput_rps scaled up to the capacity by
@@ -65,16 +65,16 @@ CEILING_V3_COLUMNS = ["threads", "iteration", "target", "window_s", "samples", "
 CEILING_COLUMNS = ["loadgen", "when", "attempt", "threads", "target", "window_s", "samples", "throughput_rps",
                    "mean_ms", "loadgen_cpu_mean_pct", "loadgen_cpu_ms_per_req", "loadgen_capacity_pct",
                    "saturated", "ceiling_rps", "app_cpu_mean_pct", "machine_cpu_pct"]
-MEMORY = "memory.csv"  # collect/extra_passes.py: each case's memory, from fresh processes
+MEMORY = "memory.csv"  # collect/passes/extra_passes.py: each case's memory, from fresh processes
 MEMORY_COLUMNS = [*ITEM_FIELDS, "tool", "connections", "load_s", "requests_done", "hwm_mb", "rss_end_mb"]
 CROSSCHECK = "crosscheck.csv"
 # Before version 4: wrk's figures only. From version 4 a cross-check row is a whole item, measured
 # by the other load generator, in SUMMARY_COLUMNS (its `loadgen` names the tool).
 CROSSCHECK_V3_COLUMNS = ["tool", *_old_names(ITEM_FIELDS), "connections", "window_s", "samples", "throughput_rps",
                          "mean_ms", "p99_ms", "errors"]
-REFERENCE = "reference.json"  # collect/reference.py: the reference work that characterises the machine
+REFERENCE = "reference.json"  # collect/passes/reference.py: the reference work that characterises the machine
 
-# The latency profile's open-model pass (collect/latency.py): one row per measurement, and each
+# The latency profile's open-model pass (collect/passes/latency.py): one row per measurement, and each
 # measurement's samples under latency/<framework>/<api>/case-NN/step-S/round-RR/results.jtl
 # (timeStamp = send start, elapsed, label, success, intended_ms; latency = timeStamp + elapsed -
 # intended_ms). A dropped arrival has no sample.
@@ -94,7 +94,7 @@ def latency_jtl(run_dir: Path, framework: str, api: str, case: int, step: int, r
 SAMPLER_FIELDS = ("cpu_peak_pct", "cpu_mean_pct", "rss_peak_mb", "mem_peak_pct", "db_cpu_mean_pct",
                   "loadgen_cpu_peak_pct", "loadgen_cpu_mean_pct")
 LATER_FIELDS = ("in_flight_mean",)  # appended when it was added, so older files stay a prefix
-# Version 3: each item's validity checks (collect/validity.py) and its CPU per request, appended.
+# Version 3: each item's validity checks (collect/items/validity.py) and its CPU per request, appended.
 VALIDITY_FIELDS = (
     "window_s",            # the measured window's length (clock-set, not from the samples)
     "threads",             # the case's threads (JMeter's, all engines together)
@@ -104,7 +104,7 @@ VALIDITY_FIELDS = (
     "spanning",            # requests in flight over the whole window (started before, ended after)
     "littles_ratio",       # throughput x mean response time / threads (1 in a closed loop)
     "trend_pct",           # throughput's change over the window, % of its mean (least squares)
-    "trend_p",             # the p-value of that slope (collect/validity.py WANDER_T_SCALE)
+    "trend_p",             # the p-value of that slope (collect/items/validity.py WANDER_T_SCALE)
     "spread_cv",           # coefficient of variation of the throughput in the window's bins
     "machine_cpu_pct",     # app + database + load generator CPU, % of all cores
     "loadgen_share_pct",   # the load generator's CPU, % of all cores
@@ -162,6 +162,11 @@ class ResultFileError(Exception):
 
 # --- layout ------------------------------------------------------------------------------------------
 
+def now_iso() -> str:
+    """The time stamp result files record: UTC, to the second."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def new_run_id(profile: str) -> str:
     """UTC time first, so the newest run sorts last."""
     return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S") + f"-{profile}"
@@ -202,7 +207,7 @@ def find_run(results_dir: Path, run_id: str | None) -> Path:
 
 def summary_row(item: dict, status: str, flags: list[str], jtl: dict, samplers: dict,
                 checks: dict | None = None) -> dict:
-    """`checks`: the item's VALIDITY_FIELDS (collect/validity.py); absent for failed and excluded."""
+    """`checks`: the item's VALIDITY_FIELDS (collect/items/validity.py); absent for failed and excluded."""
     row = {key: item[key] for key in ITEM_FIELDS}
     row.update(status=status, flags=";".join(flags))
     row.update({key: jtl.get(key) for key in JTL_FIELDS})
@@ -341,7 +346,7 @@ def _read_table(path: Path, required: set):
 
 
 def load_reference(path: Path) -> dict:
-    """reference.json (schema 4, collect/reference.py): the reference work of a run's machine."""
+    """reference.json (schema 4, collect/passes/reference.py): the reference work of a run's machine."""
     data = read_json(path)
     for key in ("apps", "loadgens", "database"):
         if not isinstance(data.get(key), dict):

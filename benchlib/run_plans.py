@@ -10,7 +10,7 @@ from benchlib.items import Item
 from benchlib.plans import (csv_data_set, element, endpoint_key, if_true, looping_group, once, pause, per_iteration,
                             prop, result_file, sampler, stop_thread, test_plan, tree)
 
-# The batch plan (collect/batch.py): one thread group per measurement, run one after another by one
+# The batch plan (collect/load/batch.py): one thread group per measurement, run one after another by one
 # JMeter process, so a round costs one JVM start instead of one per measurement. Each group keeps
 # its own phase in the property testbed.<plan>.phase.<n>: warmup, then measured, then done. The
 # plan's own key keeps apart the batches a long-lived remote engine runs one after another.
@@ -190,11 +190,11 @@ def probe_plan(script: str, jtl) -> str:
     written to `jtl`. The run checks each remote engine with it before any load."""
     group = once("ThreadGroup", "ThreadGroupGui", "probe")
     sample = debug_sample("engine facts", groovy("JSR223PostProcessor", "what the engine runs", script), jtl)
-    return test_plan("engine probe", "Written by collect/remote.py: what a remote engine runs.", {}, [],
+    return test_plan("engine probe", "Written by collect/load/remote.py: what a remote engine runs.", {}, [],
                      [(group, tree(sample))])
 
 
-BATCH_COMMENTS = """Written by collect/batch.py for one batch of a run: one thread group per measurement, run one
+BATCH_COMMENTS = """Written by collect/load/batch.py for one batch of a run: one thread group per measurement, run one
 after another (see benchlib/run_plans.py). Each group's threads wait until all have started, then send
 requests back to back: a warm-up (samples labelled 'warmup ...'), then the measured window. Every
 response is asserted: status 200 and a body of the expected shape, row count and join."""
@@ -209,7 +209,7 @@ def batch_plan(title: str, measurements: list[dict], files: dict[str, str] | Non
     return test_plan(title, BATCH_COMMENTS, BATCH_VARIABLES, [], setup + groups, serialize=True)
 
 
-# The open model (collect/latency.py): arrivals at intended times drawn in Python, sent by a fixed
+# The open model (collect/passes/latency.py): arrivals at intended times drawn in Python, sent by a fixed
 # pool of threads. Each thread takes the next arrival of the schedule file (shared by the group's
 # threads, in order), waits until its intended time and sends it; a thread busy with a request
 # takes no arrival, so when the whole pool is busy the next arrival goes out late, and its latency
@@ -256,7 +256,7 @@ def open_group(n: int, api: str, case: Item, host: str, port: int, pool: int, sc
         (if_true("unless the schedule has ended", "${SEND}"), tree((http, checks), (result_file(jtl), None))))
 
 
-OPEN_COMMENTS = """Written by collect/latency.py for one round of the latency pass: one thread group per
+OPEN_COMMENTS = """Written by collect/passes/latency.py for one round of the latency pass: one thread group per
 measurement, run one after another (see benchlib/run_plans.py open_group). A fixed pool of threads sends
 the arrivals of a schedule drawn in advance (Poisson) at their intended times; each sample records
 its intended time (intended_ms). Every response is asserted as in the closed-model plans."""

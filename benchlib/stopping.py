@@ -25,7 +25,7 @@ The rule, per cell (API x case), after every round:
   checks, and more of them will not fix that (the report says what would);
 - and rounds stop at MAX_ROUNDS for any cell.
 The run adds a round of the cells that need one, widest first, only if its estimated time still fits
-in the budget (collect/rounds.py).
+in the budget (collect/passes/rounds.py).
 
 Why the interval is wider than the plain 95 % one. A cell stops when its interval looks narrow, and
 an interval looks narrow most often when its rounds happened to agree more than the machine's noise

@@ -4,8 +4,8 @@ starts, and what its scripts print is read here. Its scripts differ in what they
 - SUMMARY (wrk_case.lua): one case's request, a line of figures for the whole run (`run`): the
   memory pass and the conditioning (collect/), and the wrk benchmarks (bench/);
 - SAMPLES (wrk_measure.lua): wrk as a measuring load generator, every request a JTL row in a
-  window its clock sets, configured by environment (collect/batch.py write_wrk_plan, run by
-  collect/wrk_batch.py), and a line of the connections it lost (`socket_errors`).
+  window its clock sets, configured by environment (collect/load/batch.py write_wrk_plan, run by
+  collect/load/wrk_batch.py), and a line of the connections it lost (`socket_errors`).
 
 wrk is an event loop in C: it drives the same requests (benchlib/plans.request, the seeder's id
 sequence) at a fraction of JMeter's CPU per request, so where the two disagree on a ratio, the load

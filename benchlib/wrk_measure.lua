@@ -1,4 +1,4 @@
--- wrk as a measuring load generator (collect/wrk_batch.py): one wrk thread per connection, so each
+-- wrk as a measuring load generator (collect/load/wrk_batch.py): one wrk thread per connection, so each
 -- thread's requests and responses pair up and every request is kept as a JMeter JTL row (start,
 -- elapsed, code, success, thread). The same window rules as JMeter's plans (benchlib/run_plans.py
 -- group_clock): connections start over the ramp-up, the warm-up counts from when the last one runs,

@@ -2,7 +2,7 @@
 from benchlib.engines import parse_endpoints
 from benchlib.jmeter import DEFAULTS
 from cli.engine import add_load_options
-from collect.single_load import LoadRequest, load
+from collect.run.single_load import LoadRequest, load
 
 
 def register(sub):

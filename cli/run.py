@@ -9,10 +9,10 @@ from benchlib.engines import parse_endpoints
 from benchlib.paths import results_root
 from cli.engine import add_load_options
 from cli.report import add_reference_option, add_slo_option, parse_slo, report
-from collect.batch import LOADGENS
-from collect.matrix import MatrixRequest, run_matrix
-from collect.preflight import case_numbers, names, profile_name
-from collect.profiles import PROFILES, RESTARTS
+from collect.load.batch import LOADGENS
+from collect.run.matrix import MatrixRequest, run_matrix
+from collect.run.preflight import case_numbers, names, profile_name
+from collect.items.profiles import PROFILES, RESTARTS
 
 
 def register(sub):

@@ -52,7 +52,7 @@ def run_env(isolated_testbed):
 # lab made, and the lab removes the namespace and the link, pass or fail.
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root (CI runs as root)")
 # The smoke runs through engines measure cases outside 1, 13 and 18, so that no wrk cross-check and
-# no memory pass follows their rounds: collect/test_smoke.py checks both passes. One framework: what
+# no memory pass follows their rounds: collect/run/test_smoke.py checks both passes. One framework: what
 # they check is per item and per engine, and each arm costs its app's start and reference work.
 SMOKE = ("run", "--profile", "smoke", "--frameworks", "express", "--apis", "rest")
 

@@ -8,7 +8,7 @@ FAULT picks the breakage:
   swap-keys    `"threadId":…,"userId":…` becomes `"userId":…,"threadId":…` in every body
   extra-query  one more `SELECT 1` per request, as an N+1 bug would add
   delay        every request held DELAY_MS (default 100) before it is forwarded: a known added
-               latency, for the latency profile's tests (collect/test_latency.py)
+               latency, for the latency profile's tests (collect/passes/test_latency.py)
   poison-after-malformed
                after a request-target with an undecodable %-escape, every later request on that
                connection is a 500: a connection that stays open but no longer serves"""

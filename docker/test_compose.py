@@ -23,9 +23,9 @@ from benchlib.packages import DEBIAN
 from benchlib.paths import IDS, ROOT
 from benchlib.processes import stop_group
 from benchlib.results import SCHEMA_VERSION, SUMMARY_COLUMNS, summary_rows
-from collect.app_pool import READINESS_PATH
-from collect.batch import jmeter_command
-from collect.profiles import PROFILES
+from collect.load.app_pool import READINESS_PATH
+from collect.load.batch import jmeter_command
+from collect.items.profiles import PROFILES
 from compose_files import (COMPOSE, VARIABLE, build_args, build_context, cnf_options,
                            context_files, copy_arguments, dockerfile_of, dockerfiles, dockerignore,
                            env_example, grants, instructions, named_contexts, raw_compose, services,
@@ -457,7 +457,7 @@ def test_compose_runs_the_runner_as_a_non_root_user():
 # ---------------------------------------------------------------- the runner script
 
 def test_runner_passes_jmeter_what_testbed_run_passes(tmp_path):
-    """As ./testbed run: one JMeter per round on its batch plan (collect/batch.py jmeter_command),
+    """As ./testbed run: one JMeter per round on its batch plan (collect/load/batch.py jmeter_command),
     each case's frameworks back to back, the profile's threads and timings, each measurement against
     its own framework's service and port."""
     result = run_runner(tmp_path, DRY_RUN="1", CASES="1,18")
@@ -572,7 +572,7 @@ def test_runner_image_verifies_the_same_jmeter_archive_as_the_cli():
 
 
 @pytest.mark.parametrize("env, message", [
-    # ./testbed run's words for the same mistakes (collect/preflight.py), naming the variable
+    # ./testbed run's words for the same mistakes (collect/run/preflight.py), naming the variable
     ({"CASES": "19"}, "no case 19; cases are 1-18."),
     ({"CASES": "1,x"}, "CASES: numbers and ranges such as 1,4,7-9, not 'x'."),
     ({"FRAMEWORKS": "spring"}, f"no framework named 'spring'; known: {', '.join(sorted(API_SERVICES))} (TARGETS)."),

@@ -376,7 +376,7 @@ def test_the_results_format_documents_every_column_the_code_writes_and_no_other(
     from analysis.pool import POOLED_COLUMNS, UNIT_COLUMNS
     from analysis.pool_files import FAMILY_COLUMNS
     from benchlib import results
-    from collect.samplers import TOP_HEADER
+    from collect.load.samplers import TOP_HEADER
 
     text = (ROOT / "docs" / "results-format.md").read_text()
     assert first_column(text, "## summary.csv", "\n## ") == results.SUMMARY_COLUMNS

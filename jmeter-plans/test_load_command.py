@@ -16,8 +16,8 @@ from benchlib.jtl import measured as jtl_measured, summarize as summarize_jtl
 from benchlib.net import free_port
 from benchlib.paths import IDS, ROOT
 from benchlib.processes import listener
-from collect import runs
-from collect import single_load as load
+from collect.run import runs
+from collect.run import single_load as load
 
 
 STATISTICS = ("samples", "errors", "mean_ms", "min_ms", "max_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms")
@@ -31,7 +31,7 @@ def run_load(*args, results):
 
 @pytest.mark.parametrize("args, message", [
     (["--framework", "nope", "--api", "rest", "--case", "1"], "no framework named 'nope'"),
-    # ./testbed run's words for an unknown API or case (collect/preflight.py check_options)
+    # ./testbed run's words for an unknown API or case (collect/run/preflight.py check_options)
     (["--framework", "{f}", "--api", "soap", "--case", "1"], "unknown API soap; choose from rest, graphql."),
     (["--framework", "{f}", "--api", "rest", "--case", "19"], "no case 19; cases are 1-18."),
     (["--framework", "{f}", "--api", "rest", "--case", "1", "--threads", "0"], "--threads must be at least 1"),

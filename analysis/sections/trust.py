@@ -125,7 +125,7 @@ def section(doc: Doc, run: Run, answers: pd.DataFrame, apis: list[str], figs: Pa
 def ceilings(run: Run) -> tuple[pd.DataFrame | None, str]:
     """(threads, throughput_rps) of the ceiling the run's items were judged by: the main load
     generator's most at each thread count over its attempts before the rounds (schema 4, as
-    collect/ceiling.read), or JMeter's one measurement (schema 3)."""
+    collect/passes/ceiling.read), or JMeter's one measurement (schema 3)."""
     if run.manifest.schema_version < 4:
         return run_table(run.dir / CEILING, CEILING_V3_COLUMNS)
     found, why = run_table(run.dir / CEILING, CEILING_COLUMNS)
@@ -219,7 +219,7 @@ def appendix(doc: Doc, run: Run, tabs: Path) -> None:
                                                    ignore_index=True).rename(columns={"round": REPORTED_ROUND})
     items.to_csv(tabs / "validity.csv", index=False)
     doc.heading(2, "Appendix: every check of every item")
-    doc.para("As summary.csv records them (collect/validity.py; thresholds in the manifest's `validity`): "
+    doc.para("As summary.csv records them (collect/items/validity.py; thresholds in the manifest's `validity`): "
              "littles_ratio = throughput x mean response time / threads; completed_threads of threads; "
              "trend_pct (p) and spread_cv over the window's bins; machine and load-generator CPU as % of "
              "all cores; ceiling_share = throughput / ceiling_rps; CPU per request in ms. Failed and "

@@ -1,9 +1,9 @@
 #!/bin/sh
 # The jmeter container's entry point: the matrix against the API containers, measured by
-# `./testbed run`'s run loop through collect/external_run.py and written in the standard run layout
+# `./testbed run`'s run loop through collect/run/external_run.py and written in the standard run layout
 # (manifest.json, state.json, summary.csv, <framework>/<api>/case-NN/iter-NN/run.json and
 # results.jtl), so `./testbed report` reads it. Timings come from the profiles of `./testbed run`
-# (collect/profiles.py). Ctrl-C or `docker stop` leaves a run that RESUME continues.
+# (collect/items/profiles.py). Ctrl-C or `docker stop` leaves a run that RESUME continues.
 #
 # Settings, all from the environment (docker-compose.yml passes them from .env):
 #   TARGETS     framework=host:port:api,api ... (set by docker-compose.yml from the framework.json files)
@@ -20,7 +20,7 @@
 #   DRY_RUN=1   print the JMeter commands instead of running them
 #   PYTHON      the interpreter (default python3)
 set -eu
-exec "${PYTHON:-python3}" -m collect.external_run \
+exec "${PYTHON:-python3}" -m collect.run.external_run \
     --targets "${TARGETS:-}" --frameworks "${FRAMEWORKS:-}" --apis "${APIS:-rest,graphql}" \
     --cases "${CASES:-all}" --profile "${PROFILE:-quick}" --iterations "${ITERATIONS:-}" \
     --ids-dir "${IDS:-/ids}" --results-dir "${RESULTS:-/results}" --run-id "${RUN_ID:-}" \

@@ -162,9 +162,13 @@ class ResultFileError(Exception):
 
 # --- layout ------------------------------------------------------------------------------------------
 
+# How result files write a time (manifest.json's created_at, run.json, state.json, reference.json).
+TIMESTAMP = "%Y-%m-%dT%H:%M:%SZ"
+
+
 def now_iso() -> str:
     """The time stamp result files record: UTC, to the second."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(timezone.utc).strftime(TIMESTAMP)
 
 
 def new_run_id(profile: str) -> str:

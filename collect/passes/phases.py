@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from collect.load import pinning
-
 from collect.passes import ceiling, extra_passes, latency, reference
 from collect.load.app_pool import AppPool, ExternalApps
 from collect.load.batch import LOADGENS, next_batch

@@ -17,7 +17,6 @@ import json
 import random
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 
 from benchlib import database as managed_db
@@ -25,7 +24,7 @@ from benchlib.cases import cases
 from benchlib.items import Item
 from benchlib.paths import IDS
 from benchlib.processes import cpu_seconds
-from benchlib.results import REFERENCE, SCHEMA_VERSION
+from benchlib.results import REFERENCE, SCHEMA_VERSION, now_iso
 from collect.passes import probe
 from collect.load.batch import Measurement
 from collect.passes.phase_run import PhaseRun
@@ -87,7 +86,7 @@ def measure(run: PhaseRun, loadgens: list[str], progress: Progress) -> dict:
     for arm in arms:
         run.apps.ensure(arm)
     figures = {"schema_version": SCHEMA_VERSION,
-               "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+               "measured_at": now_iso(),
                "connections": REFERENCE_CONNECTIONS, "apps": {}, "loadgens": {},
                "database": database_work(run)}
     for arm in arms:

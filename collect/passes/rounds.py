@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from benchlib import stopping
 from benchlib.cases import cases
 from benchlib.items import Item
-from benchlib.results import SUMMARY, summary_rows
+from benchlib.results import SUMMARY, TIMESTAMP, summary_rows
 from collect.passes.order import extra_round
 from collect.passes.phase_run import Added, Effect, ManifestEntry, PhaseRun
 
@@ -32,7 +32,7 @@ def protocol(profile) -> dict:
 
 
 def elapsed_s(manifest: dict) -> float:
-    created = datetime.strptime(manifest["created_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    created = datetime.strptime(manifest["created_at"], TIMESTAMP).replace(tzinfo=timezone.utc)
     return (datetime.now(timezone.utc) - created).total_seconds()
 
 
